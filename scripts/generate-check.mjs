@@ -1,0 +1,18 @@
+// Fails when generated/ is not what `npm run generate` would write now.
+import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import path from "node:path";
+import { render } from "./generate.mjs";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const files = await render();
+const stale = [];
+for (const [name, text] of Object.entries(files)) {
+  const committed = await readFile(path.join(root, "generated", name), "utf8").catch(() => null);
+  if (committed !== text) stale.push(`generated/${name}`);
+}
+if (stale.length > 0) {
+  console.error(`out of date with openapi.yaml: ${stale.join(", ")}\nrun \`npm run generate\` and commit the result`);
+  process.exit(1);
+}
+console.log("generated/ is up to date with openapi.yaml");

@@ -1,0 +1,23 @@
+/**
+ * The one thing the stores need from a database: parameterised SQL and
+ * transactions. PGlite (embedded) and pg (PostgreSQL) both implement it, so
+ * every store runs the same SQL on both.
+ */
+export interface Sql {
+  /** Runs one statement with `$1`-style parameters and returns its rows. */
+  query<R extends object = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<R[]>;
+  /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
+}
+
+/** A database the process opened and must close. */
+export interface Database extends Sql {
+  /** "pglite" or "postgres", for logs and the start-up banner. */
+  readonly kind: "pglite" | "postgres";
+  close(): Promise<void>;
+}
+
+/** Thrown by a driver when the database cannot be reached; the HTTP layer answers 503. */
+export class DatabaseUnavailableError extends Error {
+  override readonly name = "DatabaseUnavailableError";
+}

@@ -1,0 +1,20 @@
+import type { components } from "../../generated/openapi.js";
+
+export type AgentStatus = components["schemas"]["AgentStatus"];
+/** An agent as stored and imported: the status without the deployment's origin_uuid. */
+export type AgentRecord = Omit<AgentStatus, "origin_uuid">;
+
+export type PauseOutcome = "paused" | "no such agent" | "not logged in";
+
+/** Where agent state lives. One implementation over `Sql`, for PGlite and PostgreSQL alike. */
+export interface AgentStore {
+  /** The deployment's UUID, reported as `origin_uuid` on every agent. */
+  readonly originUuid: string;
+  list(): Promise<AgentStatus[]>;
+  getById(id: number): Promise<AgentStatus | undefined>;
+  getByNumber(number: string): Promise<AgentStatus | undefined>;
+  /** Pauses a logged-in agent in one atomic statement; `reason` null clears any previous reason. */
+  pause(number: string, reason: string | null): Promise<PauseOutcome>;
+  /** Inserts or updates agents by id, all in one transaction. */
+  upsert(agents: readonly AgentRecord[]): Promise<void>;
+}
