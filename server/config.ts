@@ -1,0 +1,31 @@
+/** Everything the server can be configured with. Read only from the environment (see config/load.ts). */
+export interface Config {
+  host: string;
+  port: number;
+  /** Folder for the embedded database, the generated certificate and the admin socket. */
+  dataDir: string;
+  /** When set, state lives in this PostgreSQL database instead of the embedded one. */
+  databaseUrl: string | null;
+  tlsCert: string | null;
+  tlsKey: string | null;
+  /** Overrides the deployment UUID stored in the database. */
+  originUuid: string | null;
+  /** When set, this token is made sure to exist with ACL `agentd.#`. */
+  adminToken: string | null;
+  /** When set, tokens are checked by this wazo-auth compatible service instead of the database. */
+  authUrl: string | null;
+  authTimeoutMs: number;
+  authCacheTtlMs: number;
+  authCacheSize: number;
+  /** Validate responses against the contract too (on in tests, off by default). */
+  validateResponses: boolean;
+  bodyLimitBytes: number;
+  /** null: rate limiting disabled. */
+  rateLimit: { perSecond: number; burst: number } | null;
+  corsOrigins: string[];
+  /** Upper bound on one database round trip before the request answers 503. */
+  dbTimeoutMs: number;
+  /** How long a graceful shutdown waits for in-flight requests. */
+  shutdownTimeoutMs: number;
+  logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+}
