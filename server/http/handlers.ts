@@ -1,0 +1,61 @@
+import { Router, type Request } from "express";
+import type { operations as OperationTypes } from "../../generated/openapi.js";
+import { operations } from "../../generated/operations.js";
+import type { AgentStore } from "../store/agent-store.js";
+import { HttpProblem } from "./problems.js";
+import { reply } from "./reply.js";
+
+type PathParams<O extends keyof OperationTypes> = OperationTypes[O]["parameters"]["path"];
+type PauseBody = NonNullable<OperationTypes["pauseAgentByNumber"]["requestBody"]>["content"]["application/json"];
+
+/** Contract paths use `{name}`; Express routes use `:name`. */
+function route(path: string): string {
+  return path.replace(/\{([^}]+)\}/g, ":$1");
+}
+
+// The validator has already checked every parameter against the contract, so
+// these only convert, never validate.
+function agentId(req: Request): PathParams<"getAgentById">["agent_id"] {
+  return Number(req.params.agent_id);
+}
+function agentNumber(req: Request): PathParams<"getAgentByNumber">["agent_number"] {
+  return String(req.params.agent_number);
+}
+
+const noSuchAgent = () => new HttpProblem(404, "no such agent");
+
+/** The four operations of the contract. Requests reach them validated and authorised. */
+export function agentRoutes(store: AgentStore): Router {
+  const router = Router();
+
+  router.get(route(operations.listAgents.path), async (_req, res) => {
+    reply(res, "listAgents", 200, await store.list());
+  });
+
+  router.get(route(operations.getAgentById.path), async (req, res) => {
+    const agent = await store.getById(agentId(req));
+    if (!agent) throw noSuchAgent();
+    reply(res, "getAgentById", 200, agent);
+  });
+
+  router.get(route(operations.getAgentByNumber.path), async (req, res) => {
+    const agent = await store.getByNumber(agentNumber(req));
+    if (!agent) throw noSuchAgent();
+    reply(res, "getAgentByNumber", 200, agent);
+  });
+
+  router.post(route(operations.pauseAgentByNumber.path), async (req, res) => {
+    const body = req.body as PauseBody | undefined;
+    const outcome = await store.pause(agentNumber(req), body?.reason ?? null);
+    switch (outcome) {
+      case "paused":
+        return reply(res, "pauseAgentByNumber", 204);
+      case "no such agent":
+        throw noSuchAgent();
+      case "not logged in":
+        throw new HttpProblem(409, "not logged in");
+    }
+  });
+
+  return router;
+}
