@@ -1,0 +1,119 @@
+import { LRUCache } from "lru-cache";
+import { Agent, request } from "undici";
+import type { TokenVerifier, Verdict } from "./verifier.js";
+
+/** The one HTTP call the verifier makes; global `fetch` fits, tests may pass their own. */
+export type AuthFetch = (url: string, init: { method: "HEAD"; signal: AbortSignal }) => Promise<{ status: number }>;
+
+/** Where the verifier reports why the auth service could not answer. Never receives a token. */
+export interface AuthLogger {
+  warn(details: object, message: string): void;
+}
+
+export interface ExternalVerifierOptions {
+  /** Base URL of the wazo-auth compatible service, e.g. `https://auth.example:9497`. */
+  url: string;
+  timeoutMs?: number;
+  /** How long a positive answer is reused; 0 disables the cache. */
+  cacheTtlMs?: number;
+  /** Upper bound on cached (token, acl) pairs. */
+  cacheSize?: number;
+  fetch?: AuthFetch;
+  log?: AuthLogger;
+  /** Clock for the cache TTL (milliseconds, monotonic); tests may pass their own. */
+  clock?: { now(): number };
+}
+
+/**
+ * Asks a wazo-auth compatible service whether a token grants an ACL:
+ * `HEAD {url}/0.1/token/{token}?scope={acl}`. Anything but a clear
+ * 204/404/403 fails closed as `authentication server unreachable`.
+ */
+export class ExternalVerifier implements TokenVerifier {
+  private readonly base: string;
+  private readonly timeoutMs: number;
+  private readonly fetch: AuthFetch;
+  private readonly log: AuthLogger | undefined;
+  /** Only positive answers are kept, so a failure is always asked again. */
+  private readonly allowed: LRUCache<string, true> | null;
+  /** Our own keep-alive pool, closed with the verifier; null when a fetch was injected. */
+  private readonly agent: Agent | null;
+
+  constructor(options: ExternalVerifierOptions) {
+    this.base = options.url.replace(/\/+$/, "");
+    this.timeoutMs = options.timeoutMs ?? 2000;
+    this.log = options.log;
+    const ttl = options.cacheTtlMs ?? 10_000;
+    const size = options.cacheSize ?? 10_000;
+    this.allowed =
+      ttl > 0 && size > 0
+        ? new LRUCache<string, true>({ max: size, ttl, ...(options.clock ? { perf: options.clock } : {}) })
+        : null;
+    if (options.fetch) {
+      this.fetch = options.fetch;
+      this.agent = null;
+    } else {
+      // Keep connections open between checks so a cache miss costs one
+      // round trip, not a TCP (and TLS) handshake as well.
+      const agent = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 60_000 });
+      this.agent = agent;
+      this.fetch = async (url, init) => {
+        const response = await request(url, { method: init.method, signal: init.signal, dispatcher: agent });
+        // Release the connection back to the pool; a HEAD answer has no body anyway.
+        await response.body.dump();
+        return { status: response.statusCode };
+      };
+    }
+  }
+
+  async verify(token: string, acl: string): Promise<Verdict> {
+    if (token === "") return { ok: false, error: "invalid token or unauthorized" };
+    const key = JSON.stringify([token, acl]);
+    if (this.allowed?.get(key)) return { ok: true };
+
+    let url: string;
+    try {
+      url = `${this.base}/0.1/token/${encodeURIComponent(token)}?scope=${encodeURIComponent(acl)}`;
+    } catch {
+      // Lone surrogates cannot be encoded: no service could know such a token.
+      return { ok: false, error: "invalid token or unauthorized" };
+    }
+
+    let status: number;
+    try {
+      ({ status } = await this.fetch(url, { method: "HEAD", signal: AbortSignal.timeout(this.timeoutMs) }));
+    } catch (error) {
+      // The URL holds the token: log only the service base and the cause.
+      this.log?.warn({ authUrl: this.base, cause: describe(error) }, "authentication server unreachable");
+      return { ok: false, error: "authentication server unreachable" };
+    }
+
+    switch (status) {
+      case 204:
+        this.allowed?.set(key, true);
+        return { ok: true };
+      case 404:
+        return { ok: false, error: "invalid token or unauthorized" };
+      case 403:
+        return { ok: false, error: "insufficient permissions" };
+      default:
+        this.log?.warn({ authUrl: this.base, status }, "authentication server gave an unexpected answer");
+        return { ok: false, error: "authentication server unreachable" };
+    }
+  }
+
+  async close(): Promise<void> {
+    this.allowed?.clear();
+    await this.agent?.close();
+  }
+}
+
+/** Name and code only: some error messages quote the request URL, which holds the token. */
+function describe(error: unknown): string {
+  const parts: string[] = [];
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 3; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    parts.push(typeof code === "string" ? `${e.name} ${code}` : e.name);
+  }
+  return parts.length > 0 ? parts.join(" <- ") : typeof error;
+}

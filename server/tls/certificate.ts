@@ -1,0 +1,163 @@
+import { X509Certificate, createPrivateKey, randomBytes } from "node:crypto";
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { SecureContextOptions, TlsOptions } from "node:tls";
+import { generate } from "selfsigned";
+
+/** Plain HTTP and TLS below 1.2 are never offered. */
+export const MIN_TLS_VERSION = "TLSv1.2" as const;
+
+export interface CertificateSource {
+  /** The generated certificate lives in `<dataDir>/tls/`. */
+  dataDir: string;
+  /** AGENTD_TLS_CERT: both or neither with keyPath. */
+  certPath?: string | null;
+  /** AGENTD_TLS_KEY. */
+  keyPath?: string | null;
+}
+
+export interface CertificateMaterial {
+  cert: string;
+  key: string;
+  certPath: string;
+  /** Colon-separated SHA-256 of the certificate, as `openssl x509 -fingerprint -sha256` shows it. */
+  fingerprint256: string;
+  /** True when this call created a new self-signed certificate. */
+  generated: boolean;
+}
+
+/** The options every HTTPS listener of the service uses. */
+export function tlsServerOptions(material: Pick<CertificateMaterial, "cert" | "key">): TlsOptions & SecureContextOptions {
+  return { cert: material.cert, key: material.key, minVersion: MIN_TLS_VERSION };
+}
+
+/**
+ * The operator's certificate when AGENTD_TLS_CERT/AGENTD_TLS_KEY are set,
+ * otherwise a self-signed one for localhost generated once into the data
+ * directory and reused on every later start.
+ */
+export async function loadOrCreateCertificate(source: CertificateSource): Promise<CertificateMaterial> {
+  const certPath = source.certPath || null;
+  const keyPath = source.keyPath || null;
+  if (certPath !== null || keyPath !== null) {
+    if (certPath === null || keyPath === null) {
+      throw new Error("AGENTD_TLS_CERT and AGENTD_TLS_KEY must be set together (or neither, for a generated self-signed certificate)");
+    }
+    const cert = await readPem(certPath, "AGENTD_TLS_CERT");
+    const key = await readPem(keyPath, "AGENTD_TLS_KEY");
+    const fingerprint256 = checkPair(cert, key, { cert: `AGENTD_TLS_CERT (${certPath})`, key: `AGENTD_TLS_KEY (${keyPath})` });
+    return { cert, key, certPath, fingerprint256, generated: false };
+  }
+  return loadOrGenerate(source.dataDir);
+}
+
+async function loadOrGenerate(dataDir: string): Promise<CertificateMaterial> {
+  const dir = join(dataDir, "tls");
+  const certPath = join(dir, "cert.pem");
+  const keyPath = join(dir, "key.pem");
+  const existing = await readGenerated(certPath, keyPath);
+  if (existing !== null) {
+    const fingerprint256 = checkPair(existing.cert, existing.key, { cert: certPath, key: keyPath });
+    const validTo = new Date(new X509Certificate(existing.cert).validTo);
+    if (validTo.getTime() > Date.now()) return { ...existing, certPath, fingerprint256, generated: false };
+    // Our own certificate ran out: keep it aside for reference and make a new one.
+    await rename(dir, `${dir}.expired-${Date.now()}`).catch(ignoreMissing);
+  }
+
+  const pems = await generate([{ name: "commonName", value: "localhost" }], {
+    keySize: 2048,
+    algorithm: "sha256",
+    notAfterDate: new Date(Date.now() + 825 * 24 * 3600 * 1000),
+    extensions: [
+      { name: "basicConstraints", cA: false },
+      { name: "keyUsage", digitalSignature: true, keyEncipherment: true, critical: true },
+      { name: "extKeyUsage", serverAuth: true },
+      {
+        name: "subjectAltName",
+        altNames: [
+          { type: 2, value: "localhost" },
+          { type: 7, ip: "127.0.0.1" },
+          { type: 7, ip: "::1" },
+        ],
+      },
+    ],
+  });
+
+  // Both files are written into a private temporary folder that is renamed
+  // into place at once: a concurrent start either wins or reads the winner's
+  // pair, never a certificate with someone else's key.
+  await mkdir(dataDir, { recursive: true });
+  const staging = join(dataDir, `.tls-${randomBytes(6).toString("hex")}`);
+  await mkdir(staging, { mode: 0o700 });
+  try {
+    await writeFile(join(staging, "key.pem"), pems.private, { mode: 0o600 });
+    await writeFile(join(staging, "cert.pem"), pems.cert, { mode: 0o644 });
+    try {
+      await rename(staging, dir);
+    } catch (error) {
+      if (!isCode(error, "EEXIST", "ENOTEMPTY")) throw error;
+      const winner = await readGenerated(certPath, keyPath);
+      if (winner === null) throw error;
+      const fingerprint256 = checkPair(winner.cert, winner.key, { cert: certPath, key: keyPath });
+      return { ...winner, certPath, fingerprint256, generated: false };
+    }
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+  const fingerprint256 = new X509Certificate(pems.cert).fingerprint256;
+  return { cert: pems.cert, key: pems.private, certPath, fingerprint256, generated: true };
+}
+
+/** The generated pair, or null when there is none yet. Half a pair is an error, not a reason to overwrite. */
+async function readGenerated(certPath: string, keyPath: string): Promise<{ cert: string; key: string } | null> {
+  const cert = await readFile(certPath, "utf8").catch(nullWhenMissing);
+  const key = await readFile(keyPath, "utf8").catch(nullWhenMissing);
+  if (cert === null && key === null) return null;
+  if (cert === null || key === null) {
+    throw new Error(`${cert === null ? certPath : keyPath} is missing next to ${cert === null ? keyPath : certPath}; delete both to generate a new self-signed certificate`);
+  }
+  return { cert, key };
+}
+
+async function readPem(path: string, variable: string): Promise<string> {
+  try {
+    return await readFile(path, "utf8");
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    throw new Error(`${variable}: cannot read ${path} (${typeof code === "string" ? code : String(error)})`);
+  }
+}
+
+/** Parses both PEMs, checks the key belongs to the certificate and returns the fingerprint. */
+function checkPair(cert: string, key: string, names: { cert: string; key: string }): string {
+  let x509: X509Certificate;
+  try {
+    x509 = new X509Certificate(cert);
+  } catch {
+    throw new Error(`${names.cert}: not a PEM certificate`);
+  }
+  let privateKey;
+  try {
+    privateKey = createPrivateKey(key);
+  } catch {
+    throw new Error(`${names.key}: not an unencrypted PEM private key`);
+  }
+  if (!x509.checkPrivateKey(privateKey)) {
+    throw new Error(`${names.key}: private key does not match the certificate ${names.cert}`);
+  }
+  return x509.fingerprint256;
+}
+
+function isCode(error: unknown, ...codes: string[]): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && codes.includes(code);
+}
+
+function nullWhenMissing(error: unknown): null {
+  if (isCode(error, "ENOENT")) return null;
+  throw error;
+}
+
+function ignoreMissing(error: unknown): void {
+  if (!isCode(error, "ENOENT")) throw error;
+}

@@ -1,0 +1,198 @@
+// The HTTPS material: operator-provided pair or a generated self-signed
+// certificate reused across starts, and a TLS 1.2 floor checked against a
+// real node:https server.
+import { X509Certificate } from "node:crypto";
+import { once } from "node:events";
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:https";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { connect, type ConnectionOptions } from "node:tls";
+import { generate } from "selfsigned";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadOrCreateCertificate, MIN_TLS_VERSION, tlsServerOptions } from "../server/tls/certificate.js";
+
+let root: string;
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), "agentd-tls-"));
+});
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+async function freshDir(): Promise<string> {
+  return mkdtemp(join(root, "data-"));
+}
+
+async function listen(options: Parameters<typeof createServer>[0]): Promise<{ server: Server; port: number }> {
+  const server = createServer(options, (_req, res) => res.end("ok"));
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  return { server, port: (server.address() as AddressInfo).port };
+}
+
+/** Completes a TLS handshake or reports the error code, whichever happens. */
+function handshake(options: ConnectionOptions): Promise<{ ok: true; protocol: string | null } | { ok: false; code: string }> {
+  return new Promise((resolve) => {
+    const socket = connect(options, () => {
+      const protocol = socket.getProtocol();
+      socket.end();
+      resolve({ ok: true, protocol });
+    });
+    socket.on("error", (error: NodeJS.ErrnoException) => resolve({ ok: false, code: error.code ?? error.message }));
+  });
+}
+
+describe("generated self-signed certificate", () => {
+  it("is created once in <dataDir>/tls, with a private key file, and reused afterwards", async () => {
+    const dataDir = await freshDir();
+    const first = await loadOrCreateCertificate({ dataDir });
+    expect(first.generated).toBe(true);
+    expect(first.certPath).toBe(join(dataDir, "tls", "cert.pem"));
+    expect(await readFile(first.certPath, "utf8")).toBe(first.cert);
+    expect(await readFile(join(dataDir, "tls", "key.pem"), "utf8")).toBe(first.key);
+    expect((await stat(join(dataDir, "tls", "key.pem"))).mode & 0o777).toBe(0o600);
+
+    const x509 = new X509Certificate(first.cert);
+    expect(first.fingerprint256).toBe(x509.fingerprint256);
+    expect(first.fingerprint256).toMatch(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
+    expect(x509.subject).toContain("CN=localhost");
+    expect(x509.subjectAltName).toContain("DNS:localhost");
+    expect(x509.subjectAltName).toContain("IP Address:127.0.0.1");
+    expect(x509.subjectAltName).toMatch(/IP Address:(0:0:0:0:0:0:0:1|::1)/);
+    expect(new Date(x509.validTo).getTime()).toBeGreaterThan(Date.now() + 365 * 24 * 3600 * 1000);
+
+    const second = await loadOrCreateCertificate({ dataDir, certPath: null, keyPath: null });
+    expect(second.generated).toBe(false);
+    expect(second.fingerprint256).toBe(first.fingerprint256);
+    expect(second.cert).toBe(first.cert);
+    expect(second.key).toBe(first.key);
+  });
+
+  it("concurrent first starts end up with one and the same pair", async () => {
+    const dataDir = await freshDir();
+    const results = await Promise.all([1, 2, 3].map(() => loadOrCreateCertificate({ dataDir })));
+    const onDisk = await loadOrCreateCertificate({ dataDir });
+    for (const result of results) expect(result.fingerprint256).toBe(onDisk.fingerprint256);
+    expect(results.filter((r) => r.generated)).toHaveLength(1);
+  });
+
+  it("refuses half a generated pair instead of overwriting it", async () => {
+    const dataDir = await freshDir();
+    await loadOrCreateCertificate({ dataDir });
+    await rm(join(dataDir, "tls", "key.pem"));
+    await expect(loadOrCreateCertificate({ dataDir })).rejects.toThrow(/key\.pem is missing/);
+  });
+
+  it("serves HTTPS that a client trusting the printed certificate verifies for localhost and 127.0.0.1", async () => {
+    const material = await loadOrCreateCertificate({ dataDir: await freshDir() });
+    const { server, port } = await listen(tlsServerOptions(material));
+    try {
+      expect(await handshake({ host: "127.0.0.1", port, servername: "localhost", ca: material.cert })).toEqual({ ok: true, protocol: "TLSv1.3" });
+      expect(await handshake({ host: "127.0.0.1", port, ca: material.cert })).toMatchObject({ ok: true });
+      // Not trusted without the certificate: it really is self-signed.
+      expect(await handshake({ host: "127.0.0.1", port, servername: "localhost" })).toEqual({ ok: false, code: "DEPTH_ZERO_SELF_SIGNED_CERT" });
+    } finally {
+      server.close();
+    }
+  });
+});
+
+describe("TLS version floor", () => {
+  // An old client that OpenSSL itself would otherwise stop from offering TLS 1.1.
+  const legacyClient = { minVersion: "TLSv1", maxVersion: "TLSv1.1", ciphers: "DEFAULT@SECLEVEL=0", rejectUnauthorized: false } as const;
+
+  it("is TLS 1.2", () => {
+    expect(MIN_TLS_VERSION).toBe("TLSv1.2");
+    expect(tlsServerOptions({ cert: "c", key: "k" })).toEqual({ cert: "c", key: "k", minVersion: "TLSv1.2" });
+  });
+
+  it("refuses a TLS 1.1 client and accepts TLS 1.2", async () => {
+    const material = await loadOrCreateCertificate({ dataDir: await freshDir() });
+    const { server, port } = await listen(tlsServerOptions(material));
+    try {
+      const refused = await handshake({ host: "127.0.0.1", port, ...legacyClient });
+      expect(refused.ok).toBe(false);
+      expect(refused).toMatchObject({ code: expect.stringMatching(/PROTOCOL_VERSION|UNSUPPORTED_PROTOCOL/) });
+      expect(
+        await handshake({ host: "127.0.0.1", port, maxVersion: "TLSv1.2", servername: "localhost", ca: material.cert }),
+      ).toEqual({ ok: true, protocol: "TLSv1.2" });
+    } finally {
+      server.close();
+    }
+  });
+
+  it("(control) the same TLS 1.1 client does connect to a server without the floor", async () => {
+    const material = await loadOrCreateCertificate({ dataDir: await freshDir() });
+    const { server, port } = await listen({ cert: material.cert, key: material.key, minVersion: "TLSv1", ciphers: "DEFAULT@SECLEVEL=0" });
+    try {
+      expect(await handshake({ host: "127.0.0.1", port, ...legacyClient })).toEqual({ ok: true, protocol: "TLSv1.1" });
+    } finally {
+      server.close();
+    }
+  });
+});
+
+describe("operator-provided certificate (AGENTD_TLS_CERT / AGENTD_TLS_KEY)", () => {
+  async function writePair(cn: string): Promise<{ certPath: string; keyPath: string; cert: string }> {
+    const dir = await freshDir();
+    const pems = await generate([{ name: "commonName", value: cn }], { algorithm: "sha256", keySize: 2048 });
+    const certPath = join(dir, `${cn}.crt`);
+    const keyPath = join(dir, `${cn}.key`);
+    await writeFile(certPath, pems.cert);
+    await writeFile(keyPath, pems.private, { mode: 0o600 });
+    return { certPath, keyPath, cert: pems.cert };
+  }
+
+  it("is used as is and nothing is generated", async () => {
+    const dataDir = await freshDir();
+    const pair = await writePair("agentd.example.com");
+    const material = await loadOrCreateCertificate({ dataDir, ...pair });
+    expect(material.generated).toBe(false);
+    expect(material.certPath).toBe(pair.certPath);
+    expect(material.cert).toBe(pair.cert);
+    expect(material.fingerprint256).toBe(new X509Certificate(pair.cert).fingerprint256);
+    await expect(stat(join(dataDir, "tls"))).rejects.toMatchObject({ code: "ENOENT" });
+
+    const { server, port } = await listen(tlsServerOptions(material));
+    try {
+      expect(await handshake({ host: "127.0.0.1", port, servername: "agentd.example.com", ca: pair.cert })).toMatchObject({ ok: true });
+    } finally {
+      server.close();
+    }
+  });
+
+  it("only one of the two set is an error naming both variables", async () => {
+    const pair = await writePair("one");
+    await expect(loadOrCreateCertificate({ dataDir: await freshDir(), certPath: pair.certPath })).rejects.toThrow(
+      /AGENTD_TLS_CERT and AGENTD_TLS_KEY/,
+    );
+    await expect(loadOrCreateCertificate({ dataDir: await freshDir(), keyPath: pair.keyPath })).rejects.toThrow(
+      /AGENTD_TLS_CERT and AGENTD_TLS_KEY/,
+    );
+  });
+
+  it("a missing, invalid or mismatched file is an error naming its variable", async () => {
+    const dataDir = await freshDir();
+    const a = await writePair("a");
+    const b = await writePair("b");
+    await expect(loadOrCreateCertificate({ dataDir, certPath: join(dataDir, "nope.crt"), keyPath: a.keyPath })).rejects.toThrow(
+      /^AGENTD_TLS_CERT: cannot read .*nope\.crt \(ENOENT\)/,
+    );
+    await expect(loadOrCreateCertificate({ dataDir, certPath: a.certPath, keyPath: join(dataDir, "nope.key") })).rejects.toThrow(
+      /^AGENTD_TLS_KEY: cannot read/,
+    );
+    const garbage = join(dataDir, "garbage.pem");
+    await writeFile(garbage, "not a certificate\n");
+    await expect(loadOrCreateCertificate({ dataDir, certPath: garbage, keyPath: a.keyPath })).rejects.toThrow(
+      /^AGENTD_TLS_CERT .*not a PEM certificate/,
+    );
+    await expect(loadOrCreateCertificate({ dataDir, certPath: a.certPath, keyPath: garbage })).rejects.toThrow(
+      /^AGENTD_TLS_KEY .*not an unencrypted PEM private key/,
+    );
+    await expect(loadOrCreateCertificate({ dataDir, certPath: a.certPath, keyPath: b.keyPath })).rejects.toThrow(
+      /^AGENTD_TLS_KEY .*does not match/,
+    );
+  });
+});
