@@ -1,0 +1,81 @@
+// Versioned schema migrations, run at start-up by every instance.
+//
+// MIGRATIONS is append-only: never edit a released entry, add a new one.
+// Each entry is a list of single statements (PGlite's query() takes one
+// statement at a time) and runs, with its `schema_migrations` row, in the
+// one transaction of migrate(). On PostgreSQL several instances may start at
+// once: a transaction-scoped advisory lock taken before anything else makes
+// them run one after the other, and the later ones find nothing to do.
+import type { Sql } from "./sql.js";
+
+/** Arbitrary constant naming "agentd schema migration" among advisory locks. */
+const MIGRATION_LOCK_KEY = 0x61_67_65_6e; // "agen"
+
+export const MIGRATIONS: readonly (readonly string[])[] = [
+  // 1: deployment identity, agents, embedded tokens.
+  [
+    // Exactly one row, created with the database: every instance on one
+    // PostgreSQL reports the same origin_uuid.
+    `CREATE TABLE deployment (
+       singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+       origin_uuid uuid NOT NULL DEFAULT gen_random_uuid(),
+       created_at timestamptz NOT NULL DEFAULT now()
+     )`,
+    `INSERT INTO deployment DEFAULT VALUES`,
+    // The CHECKs mirror the contract's AgentStatus so no path can store an
+    // agent the API could not return.
+    `CREATE TABLE agents (
+       id integer PRIMARY KEY CHECK (id >= 1),
+       number text NOT NULL CHECK (number ~ '^[0-9]+$' AND length(number) <= 40),
+       extension text CHECK (length(extension) BETWEEN 1 AND 40),
+       context text CHECK (length(context) BETWEEN 1 AND 80),
+       logged boolean NOT NULL DEFAULT false,
+       paused boolean NOT NULL DEFAULT false,
+       paused_reason text CHECK (length(paused_reason) BETWEEN 1 AND 80),
+       state_interface text CHECK (state_interface ~ '^[A-Za-z][A-Za-z0-9_]*/[^\\s]+$' AND length(state_interface) <= 128),
+       -- Deferred so one import can swap two agents' numbers.
+       CONSTRAINT agents_number_key UNIQUE (number) DEFERRABLE INITIALLY DEFERRED,
+       CONSTRAINT agents_paused_implies_logged CHECK (logged OR NOT paused),
+       CONSTRAINT agents_reason_implies_paused CHECK (paused OR paused_reason IS NULL),
+       CONSTRAINT agents_logged_out_has_no_line
+         CHECK (logged OR (extension IS NULL AND context IS NULL AND state_interface IS NULL))
+     )`,
+    // Only the SHA-256 (hex) of a token is stored, never the token.
+    `CREATE TABLE tokens (
+       token_hash text PRIMARY KEY CHECK (token_hash ~ '^[0-9a-f]{64}$'),
+       acls text[] NOT NULL,
+       expires_at timestamptz,
+       created_at timestamptz NOT NULL DEFAULT now()
+     )`,
+  ],
+];
+
+/** Applies the migrations this database lacks; returns the versions it applied. */
+export async function migrate(sql: Sql, migrations: readonly (readonly string[])[] = MIGRATIONS): Promise<number[]> {
+  return sql.transaction(async (tx) => {
+    await tx.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK_KEY]);
+    await tx.query(
+      `CREATE TABLE IF NOT EXISTS schema_migrations (
+         version integer PRIMARY KEY,
+         applied_at timestamptz NOT NULL DEFAULT now()
+       )`,
+    );
+    const rows = await tx.query<{ version: number }>("SELECT version FROM schema_migrations");
+    const applied = new Set(rows.map((row) => row.version));
+    const newest = Math.max(0, ...applied);
+    if (newest > migrations.length) {
+      throw new Error(
+        `database schema version ${newest} is newer than this agentd (${migrations.length}); upgrade agentd`,
+      );
+    }
+    const done: number[] = [];
+    for (const [index, statements] of migrations.entries()) {
+      const version = index + 1;
+      if (applied.has(version)) continue;
+      for (const statement of statements) await tx.query(statement);
+      await tx.query("INSERT INTO schema_migrations (version) VALUES ($1)", [version]);
+      done.push(version);
+    }
+    return done;
+  });
+}

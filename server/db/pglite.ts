@@ -1,0 +1,57 @@
+// The embedded database: PGlite (PostgreSQL compiled to WASM) persisted in
+// `<dataDir>/pgdata`, so `npm start` needs no database server.
+//
+// Durability: PGlite mounts the directory with Emscripten's NODEFS, whose
+// writes are synchronous write(2) calls. PostgreSQL writes the WAL of a
+// transaction before COMMIT returns, so once a query's promise resolves its
+// effect is in the kernel and survives the process being killed (kill -9);
+// the next open replays the WAL. PGlite runs PostgreSQL with fsync off and
+// NODEFS has no fsync, so an OS crash or power cut can still lose the last
+// writes: deployments that need that guarantee use PostgreSQL.
+// `relaxedDurability` stays false (it would let a query resolve before its
+// writes are flushed, which matters for the non-NODEFS file systems).
+//
+// PGlite is single-connection and single-process: it serialises queries and
+// transactions itself, and two processes must never open one data directory
+// (the serve command and the admin CLI see to that).
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import { PGlite, type Transaction } from "@electric-sql/pglite";
+import type { Database, Sql } from "./sql.js";
+
+type Queryable = Pick<Transaction, "query">;
+
+function sqlOver(target: Queryable, transaction: Sql["transaction"]): Sql {
+  return {
+    async query<R extends object>(text: string, params: readonly unknown[] = []): Promise<R[]> {
+      const result = await target.query<R>(text, [...params]);
+      return result.rows;
+    },
+    transaction,
+  };
+}
+
+/** Opens (creating it on first use) the embedded database in `<dataDir>/pgdata`. */
+export async function openPglite(dataDir: string): Promise<Database> {
+  const pgdata = path.join(path.resolve(dataDir), "pgdata");
+  await mkdir(pgdata, { recursive: true, mode: 0o700 });
+  const pg = await PGlite.create({ dataDir: pgdata, relaxedDurability: false });
+
+  const transaction = <T>(fn: (tx: Sql) => Promise<T>): Promise<T> =>
+    pg.transaction((tx) => {
+      // PGlite has no savepoint-based nesting: a nested call joins the outer
+      // transaction (it would deadlock on PGlite's mutex otherwise).
+      const inner: Sql = sqlOver(tx, (nested) => nested(inner));
+      return fn(inner);
+    });
+
+  const base = sqlOver(pg, transaction);
+  return {
+    kind: "pglite",
+    query: base.query,
+    transaction,
+    async close() {
+      if (!pg.closed) await pg.close();
+    },
+  };
+}

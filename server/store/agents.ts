@@ -1,0 +1,93 @@
+import type { Sql } from "../db/sql.js";
+import type { AgentRecord, AgentStatus, AgentStore, PauseOutcome } from "./agent-store.js";
+
+const COLUMNS = "id, number, extension, context, logged, paused, paused_reason, state_interface";
+
+type AgentRow = AgentRecord;
+
+// The largest id the contract (int32) and the column allow; anything else
+// cannot exist, and must not reach PostgreSQL as an out-of-range error.
+const MAX_ID = 2_147_483_647;
+
+// One statement: the UPDATE only touches a logged-in agent, and the same
+// snapshot tells an unknown number from a logged-out agent. Row locking by
+// the UPDATE makes concurrent pauses of one agent apply one after the other.
+const PAUSE = `
+  WITH paused AS (
+    UPDATE agents SET paused = true, paused_reason = $2
+    WHERE number = $1 AND logged
+    RETURNING id
+  )
+  SELECT EXISTS (SELECT 1 FROM paused) AS paused,
+         EXISTS (SELECT 1 FROM agents WHERE number = $1) AS found`;
+
+const UPSERT = `
+  INSERT INTO agents (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+  ON CONFLICT (id) DO UPDATE SET
+    number = EXCLUDED.number, extension = EXCLUDED.extension, context = EXCLUDED.context,
+    logged = EXCLUDED.logged, paused = EXCLUDED.paused, paused_reason = EXCLUDED.paused_reason,
+    state_interface = EXCLUDED.state_interface`;
+
+/** AgentStore over SQL: the same statements on PGlite and PostgreSQL. */
+export class SqlAgentStore implements AgentStore {
+  constructor(
+    private readonly sql: Sql,
+    readonly originUuid: string,
+  ) {}
+
+  // Exactly the contract's nine fields, whatever the driver adds to a row.
+  private status(row: AgentRow): AgentStatus {
+    return {
+      id: row.id,
+      origin_uuid: this.originUuid,
+      number: row.number,
+      extension: row.extension,
+      context: row.context,
+      logged: row.logged,
+      paused: row.paused,
+      paused_reason: row.paused_reason,
+      state_interface: row.state_interface,
+    };
+  }
+
+  async list(): Promise<AgentStatus[]> {
+    const rows = await this.sql.query<AgentRow>(`SELECT ${COLUMNS} FROM agents ORDER BY id`);
+    return rows.map((row) => this.status(row));
+  }
+
+  async getById(id: number): Promise<AgentStatus | undefined> {
+    if (!Number.isInteger(id) || id < 1 || id > MAX_ID) return undefined;
+    const rows = await this.sql.query<AgentRow>(`SELECT ${COLUMNS} FROM agents WHERE id = $1`, [id]);
+    return rows[0] && this.status(rows[0]);
+  }
+
+  async getByNumber(number: string): Promise<AgentStatus | undefined> {
+    const rows = await this.sql.query<AgentRow>(`SELECT ${COLUMNS} FROM agents WHERE number = $1`, [number]);
+    return rows[0] && this.status(rows[0]);
+  }
+
+  async pause(number: string, reason: string | null): Promise<PauseOutcome> {
+    const rows = await this.sql.query<{ paused: boolean; found: boolean }>(PAUSE, [number, reason]);
+    const row = rows[0];
+    if (row?.paused) return "paused";
+    return row?.found ? "not logged in" : "no such agent";
+  }
+
+  async upsert(agents: readonly AgentRecord[]): Promise<void> {
+    if (agents.length === 0) return;
+    await this.sql.transaction(async (tx) => {
+      for (const a of agents) {
+        await tx.query(UPSERT, [
+          a.id,
+          a.number,
+          a.extension,
+          a.context,
+          a.logged,
+          a.paused,
+          a.paused_reason,
+          a.state_interface,
+        ]);
+      }
+    });
+  }
+}
