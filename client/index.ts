@@ -1,0 +1,147 @@
+// The typed client of the agent service, built on openapi-fetch and the types
+// generated from openapi.ts. It runs in browsers and in Node: nothing on this
+// path imports a Node module. The `ca` option (Node only) loads
+// ./node-tls.js on demand.
+//
+// Error handling, in one place:
+// - every HTTP response that is not a success comes back as
+//   `{ ok: false, status, error }` where `error` is the contract's Error body;
+// - no HTTP response at all (connection refused, DNS, TLS, ...) throws an
+//   AgentdNetworkError naming the URL and the cause;
+// - an unusable `ca` throws an AgentdConfigError on the first request.
+import createClient, { type Client, type Middleware } from "openapi-fetch";
+import type { components, paths } from "../generated/openapi.js";
+import { AgentdError, AgentdNetworkError } from "./errors.js";
+
+export { AgentdConfigError, AgentdError, AgentdNetworkError } from "./errors.js";
+export type { components, paths } from "../generated/openapi.js";
+
+export type AgentStatus = components["schemas"]["AgentStatus"];
+export type ApiError = components["schemas"]["Error"];
+export type PauseRequest = components["schemas"]["PauseRequest"];
+
+/** What every convenience method resolves to. */
+export type AgentdResult<T> =
+  | { ok: true; status: number; data: T }
+  | { ok: false; status: number; error: ApiError };
+
+export type FetchLike = (request: Request) => Promise<Response>;
+
+export interface AgentdClientOptions {
+  /** Base URL including the version prefix, e.g. `https://localhost:9493/1.0`. */
+  baseUrl: string;
+  /** Sent as `X-Auth-Token` on every request. */
+  token: string;
+  /**
+   * Node only. A CA certificate to trust for this client only, as a PEM
+   * string or a path to a PEM file (typically the self-signed certificate
+   * of a default server). Certificate checks stay on; global TLS settings
+   * are not touched. Not available in browsers, where the browser's own
+   * trust store decides. Cannot be combined with `fetch`.
+   */
+  ca?: string;
+  /** A custom fetch (tests, instrumentation). Defaults to `globalThis.fetch`. */
+  fetch?: FetchLike;
+}
+
+export interface AgentdClient {
+  listAgents(): Promise<AgentdResult<AgentStatus[]>>;
+  getAgentById(id: number): Promise<AgentdResult<AgentStatus>>;
+  getAgentByNumber(number: string): Promise<AgentdResult<AgentStatus>>;
+  /** Resolves to `{ ok: true, data: undefined }` on 204. */
+  pauseAgentByNumber(number: string, reason?: string): Promise<AgentdResult<undefined>>;
+  /** The underlying typed openapi-fetch client, for direct `GET`/`POST` calls. The token is added for you. */
+  raw: Client<paths>;
+  /** Releases resources held by the client (the `ca` connection pool). Safe to call more than once. */
+  close(): Promise<void>;
+}
+
+export function createAgentdClient(options: AgentdClientOptions): AgentdClient {
+  const { baseUrl, token, ca, fetch: customFetch } = options;
+  if (!baseUrl) throw new TypeError("createAgentdClient: baseUrl is required");
+  if (!token) throw new TypeError("createAgentdClient: token is required");
+  if (ca !== undefined && customFetch !== undefined) {
+    throw new TypeError("createAgentdClient: `ca` and `fetch` cannot be combined");
+  }
+
+  let closeTls: (() => Promise<void>) | undefined;
+  let fetchImpl: FetchLike | undefined = customFetch;
+  if (ca !== undefined) {
+    // Started at most once, on first use, so a client that never sends a
+    // request never loads undici.
+    let pending: Promise<FetchLike> | undefined;
+    const getTrustingFetch = (): Promise<FetchLike> => {
+      pending ??= import("./node-tls.js").then(async (m) => {
+        const f = await m.createTrustingFetch(ca);
+        closeTls = f.close;
+        return f;
+      });
+      return pending;
+    };
+    fetchImpl = async (request) => (await getTrustingFetch())(request);
+  }
+
+  const raw = createClient<paths>({
+    baseUrl,
+    // Look the global up per call so a test or polyfill that replaces it later is honoured.
+    fetch: fetchImpl ?? ((request) => globalThis.fetch(request)),
+  });
+  raw.use(authMiddleware(token), networkErrorMiddleware());
+
+  return {
+    raw,
+    listAgents: async () => toResult(await raw.GET("/agents")),
+    getAgentById: async (id) =>
+      toResult(await raw.GET("/agents/by-id/{agent_id}", { params: { path: { agent_id: id } } })),
+    getAgentByNumber: async (number) =>
+      toResult(
+        await raw.GET("/agents/by-number/{agent_number}", { params: { path: { agent_number: number } } }),
+      ),
+    pauseAgentByNumber: async (number, reason) =>
+      toResult(
+        await raw.POST("/agents/by-number/{agent_number}/pause", {
+          params: { path: { agent_number: number } },
+          // No reason, no body: the contract makes the body optional.
+          ...(reason === undefined ? {} : { body: { reason } }),
+        }),
+      ),
+    close: async () => {
+      const close = closeTls;
+      closeTls = undefined;
+      if (close) await close();
+    },
+  };
+}
+
+function authMiddleware(token: string): Middleware {
+  return {
+    onRequest({ request }) {
+      request.headers.set("X-Auth-Token", token);
+    },
+  };
+}
+
+function networkErrorMiddleware(): Middleware {
+  return {
+    onError({ request, error }) {
+      // Already ours (e.g. an unreadable `ca` file): keep its precise type.
+      if (error instanceof AgentdError) return error;
+      return new AgentdNetworkError(request.url, error);
+    },
+  };
+}
+
+function toResult<T>(r: { data?: T; error?: unknown; response: Response }): AgentdResult<T> {
+  const { status } = r.response;
+  if (r.response.ok) return { ok: true, status, data: r.data as T };
+  return { ok: false, status, error: asApiError(r.error, status) };
+}
+
+// The contract promises an Error body on every error; a proxy or a server
+// that breaks the promise still yields a usable, clearly labelled error.
+function asApiError(body: unknown, status: number): ApiError {
+  if (typeof body === "object" && body !== null && typeof (body as { error?: unknown }).error === "string") {
+    return body as ApiError;
+  }
+  return { error: `unexpected response (HTTP ${status}) without an error body` };
+}
