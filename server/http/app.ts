@@ -55,7 +55,8 @@ export function createApp({ config, store, verifier, logger }: AppDeps): Express
       validateRequests: { allowUnknownQueryParameters: false, coerceTypes: true },
       validateResponses: config.validateResponses ? { removeAdditional: false } : false,
       validateSecurity: { handlers: securityHandlers(verifier) },
-      validateFormats: "full",
+      validateFormats: true,
+      ajvFormats: { mode: "full" },
       ignoreUndocumented: false,
     }),
   );

@@ -16,13 +16,13 @@ interface ValidatorErrorItem {
 }
 
 function toDetail(item: ValidatorErrorItem): ErrorDetail {
-  const raw = item.path ?? "";
-  const match = /^\.?(params|query|headers|body)(?:[./](.*))?$/.exec(raw);
+  // The validator names places as `/params/agent_id`, `/body/reason`, `/query/x`.
+  const match = /^[./]?(params|query|headers|body)(?:[./](.*))?$/.exec(item.path ?? "");
   const location = (match && LOCATIONS[match[1]!]) ?? "body";
-  const rest = match ? (match[2] ?? "") : raw;
-  // Body paths become JSON pointers; parameters and headers keep their names.
-  const path = location === "body" ? "/" + rest.replaceAll(".", "/").replace(/^\/+/, "") : rest;
-  return { location, path: location === "body" && path === "/" ? "" : path, message: item.message ?? "is invalid" };
+  const rest = (match ? match[2] : item.path) ?? "";
+  // Body places become JSON pointers ("" is the whole body); parameters and headers keep their names.
+  const path = location === "body" ? (rest === "" ? "" : "/" + rest.replaceAll(".", "/")) : rest;
+  return { location, path, message: item.message ?? "is invalid" };
 }
 
 /** Turns whatever was thrown into a status and the contract's `Error` body. */

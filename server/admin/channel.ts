@@ -1,0 +1,101 @@
+import { chmodSync, mkdirSync, rmSync } from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import type { Logger } from "pino";
+import type { AdminRequest, AdminResponse } from "./protocol.js";
+
+/** Where a server listens for admin commands, inside its data directory. */
+export function adminSocketPath(dataDir: string): string {
+  return path.join(dataDir, "run", "admin.sock");
+}
+
+const MAX_REQUEST_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Serves admin commands on a Unix socket that only the owner of the data
+ * directory can reach (the socket lives in a 0700 folder and is itself 0600).
+ * Only the holder of the data-directory lock calls this, so a leftover
+ * socket file from a crash is safe to replace.
+ */
+export async function startAdminChannel(
+  socketPath: string,
+  handle: (request: AdminRequest) => Promise<AdminResponse>,
+  logger: Logger,
+): Promise<{ close(): Promise<void> }> {
+  mkdirSync(path.dirname(socketPath), { recursive: true, mode: 0o700 });
+  chmodSync(path.dirname(socketPath), 0o700);
+  rmSync(socketPath, { force: true });
+
+  const server = net.createServer((socket) => {
+    let buffer = "";
+    socket.setEncoding("utf8");
+    socket.on("error", () => socket.destroy());
+    socket.on("data", (chunk: string) => {
+      buffer += chunk;
+      if (buffer.length > MAX_REQUEST_BYTES) {
+        socket.end(JSON.stringify({ ok: false, error: "request too large" }) + "\n");
+        return;
+      }
+      const newline = buffer.indexOf("\n");
+      if (newline < 0) return;
+      const line = buffer.slice(0, newline);
+      socket.pause();
+      answer(line).then((response) => socket.end(JSON.stringify(response) + "\n"));
+    });
+  });
+
+  async function answer(line: string): Promise<AdminResponse> {
+    try {
+      const request = JSON.parse(line) as AdminRequest;
+      logger.info({ op: request.op }, "admin command");
+      return await handle(request);
+    } catch (err) {
+      logger.error({ err }, "admin command failed");
+      return { ok: false, error: err instanceof Error ? err.message : "admin command failed" };
+    }
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(socketPath, () => resolve());
+  });
+  chmodSync(socketPath, 0o600);
+  server.unref();
+
+  return {
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        rmSync(socketPath, { force: true });
+      }),
+  };
+}
+
+/**
+ * Sends one command to the server holding `socketPath`. Resolves undefined
+ * when no server is listening there, so the caller can open the database itself.
+ */
+export function callAdminChannel(socketPath: string, request: AdminRequest): Promise<AdminResponse | undefined> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(socketPath);
+    let buffer = "";
+    let connected = false;
+    socket.setEncoding("utf8");
+    socket.on("connect", () => {
+      connected = true;
+      socket.write(JSON.stringify(request) + "\n");
+    });
+    socket.on("data", (chunk: string) => (buffer += chunk));
+    socket.on("end", () => {
+      try {
+        resolve(JSON.parse(buffer) as AdminResponse);
+      } catch {
+        reject(new Error("the running server sent an unreadable admin answer"));
+      }
+    });
+    socket.on("error", (err: NodeJS.ErrnoException) => {
+      if (!connected && (err.code === "ENOENT" || err.code === "ECONNREFUSED")) resolve(undefined);
+      else reject(err);
+    });
+  });
+}

@@ -1,0 +1,197 @@
+#!/usr/bin/env node
+import { readFile } from "node:fs/promises";
+import { Command, CommanderError, InvalidArgumentError } from "commander";
+import ms from "ms";
+import { pino, type Logger } from "pino";
+import { adminSocketPath, callAdminChannel } from "../admin/channel.js";
+import { DataDirBusyError, lockDataDir } from "../admin/lock.js";
+import { runAdmin } from "../admin/operations.js";
+import type { AdminRequest, AdminResponse } from "../admin/protocol.js";
+import type { Config } from "../config.js";
+import { loadConfig, loadDotEnv } from "../config/load.js";
+import { startServer } from "../serve.js";
+import { openState } from "../state.js";
+
+/** Exit codes: 0 success, 1 failure, 2 usage or configuration error. */
+const FAILURE = 1;
+const USAGE = 2;
+
+class CliFailure extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = FAILURE,
+  ) {
+    super(message);
+  }
+}
+
+function configFromEnvironment(): Config {
+  loadDotEnv(process.cwd());
+  const result = loadConfig(process.env);
+  if (!result.ok) {
+    throw new CliFailure(["invalid configuration:", ...result.errors.map((e) => `  ${e}`)].join("\n"), USAGE);
+  }
+  return result.config;
+}
+
+async function serve(): Promise<void> {
+  const config = configFromEnvironment();
+  const logger = pino({ level: config.logLevel, base: { service: "agentd" } });
+  let server;
+  try {
+    server = await startServer(config, logger);
+  } catch (err) {
+    if (err instanceof DataDirBusyError) throw new CliFailure(`agentd: ${err.message}; refusing to start a second server on it`);
+    throw err;
+  }
+  const lines = [
+    `agentd is serving ${server.url}`,
+    `  database:    ${config.databaseUrl ? "PostgreSQL" : `embedded (PGlite) in ${config.dataDir}`}`,
+    `  certificate: ${server.certPath}`,
+    `  SHA-256:     ${server.fingerprint256}`,
+    `  auth:        ${config.authUrl ? `external service ${config.authUrl}` : "embedded tokens"}`,
+  ];
+  if (server.adminToken) {
+    lines.push(
+      "",
+      `  Admin token (ACL agentd.#), shown only this once: ${server.adminToken}`,
+      "  More tokens:  npx agentd token create --acl 'agentd.agents.read' --ttl 1h",
+      `  Try it:       curl --cacert ${server.certPath} -H "X-Auth-Token: ${server.adminToken}" ${server.url}/agents`,
+    );
+  }
+  process.stderr.write(lines.join("\n") + "\n\n");
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) process.exit(FAILURE);
+    stopping = true;
+    logger.info({ signal }, "shutting down");
+    server.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, "shutdown failed");
+        process.exit(FAILURE);
+      },
+    );
+  };
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+}
+
+/**
+ * Runs an admin command against the deployment's database: through the
+ * running server's admin socket when one holds the embedded data directory,
+ * otherwise by taking the directory's lock and opening the database here.
+ */
+async function admin(request: AdminRequest): Promise<AdminResponse> {
+  const config = configFromEnvironment();
+  const logger = pino({ level: "warn" }, pino.destination(2));
+  if (config.databaseUrl) return direct(config, logger, request);
+
+  const socket = adminSocketPath(config.dataDir);
+  // A server that is starting holds the lock but does not answer yet: wait for it.
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const answer = await callAdminChannel(socket, request);
+    if (answer) return answer;
+    let lock;
+    try {
+      lock = await lockDataDir(config.dataDir);
+    } catch (err) {
+      if (!(err instanceof DataDirBusyError) || Date.now() > deadline) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      continue;
+    }
+    try {
+      return await direct(config, logger, request);
+    } finally {
+      await lock.release();
+    }
+  }
+}
+
+async function direct(config: Config, logger: Logger, request: AdminRequest): Promise<AdminResponse> {
+  const state = await openState(config, logger);
+  try {
+    return await runAdmin(request, state);
+  } finally {
+    await state.db.close();
+  }
+}
+
+function check(answer: AdminResponse): Extract<AdminResponse, { ok: true }> {
+  if (answer.ok) return answer;
+  const problems = answer.problems?.map((p) => `  ${p}`) ?? [];
+  throw new CliFailure([`agentd: ${answer.error}`, ...problems].join("\n"));
+}
+
+function parseTtl(value: string): number {
+  const millis = /^\d+$/.test(value) ? Number(value) * 1000 : ms(value as ms.StringValue);
+  if (typeof millis !== "number" || !Number.isFinite(millis) || millis < 1000) {
+    throw new InvalidArgumentError("expected a duration of at least 1s, e.g. 30m, 12h, 7d or a number of seconds");
+  }
+  return Math.round(millis / 1000);
+}
+
+function program(): Command {
+  const cli = new Command("agentd")
+    .description("The agent service: serve the API and administer its tokens and agents.")
+    .exitOverride()
+    .showHelpAfterError();
+
+  cli
+    .command("serve", { isDefault: true })
+    .description("serve the API over HTTPS (configured by AGENTD_* environment variables)")
+    .action(serve);
+
+  const token = cli.command("token").description("manage embedded tokens");
+  token
+    .command("create")
+    .description("create a token and print it")
+    .requiredOption("--acl <acl...>", "ACLs the token grants, e.g. agentd.agents.read or agentd.#")
+    .option("--ttl <duration>", "expire after this long (e.g. 30m, 12h, 7d); default: never", parseTtl)
+    .action(async (options: { acl: string[]; ttl?: number }) => {
+      const answer = check(await admin({ op: "token.create", acls: options.acl, ttlSeconds: options.ttl ?? null }));
+      process.stdout.write(`${answer.token}\n`);
+    });
+  token
+    .command("revoke")
+    .description("revoke a token")
+    .argument("<token>", "the token to revoke")
+    .action(async (value: string) => {
+      const answer = check(await admin({ op: "token.revoke", token: value }));
+      if (!answer.revoked) throw new CliFailure("agentd: no such token");
+      process.stderr.write("token revoked\n");
+    });
+
+  cli
+    .command("import")
+    .description("insert or update agents from a JSON file (an array of agent statuses without origin_uuid)")
+    .argument("<file>", "path to the JSON file")
+    .action(async (file: string) => {
+      let text: string;
+      try {
+        text = await readFile(file, "utf8");
+      } catch (err) {
+        throw new CliFailure(`agentd: cannot read ${file}: ${(err as Error).message}`);
+      }
+      const answer = check(await admin({ op: "import", text }));
+      process.stderr.write(`imported ${answer.imported} agents\n`);
+    });
+
+  return cli;
+}
+
+try {
+  await program().parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof CommanderError) {
+    process.exitCode = err.exitCode === 0 ? 0 : USAGE;
+  } else if (err instanceof CliFailure) {
+    process.stderr.write(err.message + "\n");
+    process.exitCode = err.exitCode;
+  } else {
+    process.stderr.write(`agentd: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = FAILURE;
+  }
+}

@@ -1,0 +1,132 @@
+import https from "node:https";
+import type { AddressInfo } from "node:net";
+import type { Logger } from "pino";
+import { adminSocketPath, startAdminChannel } from "./admin/channel.js";
+import { lockDataDir, type DataDirLock } from "./admin/lock.js";
+import { runAdmin } from "./admin/operations.js";
+import { EmbeddedVerifier } from "./auth/embedded.js";
+import { ExternalVerifier } from "./auth/external.js";
+import type { TokenVerifier } from "./auth/verifier.js";
+import type { Config } from "./config.js";
+import { BASE_PATH } from "./contract.js";
+import { createApp } from "./http/app.js";
+import { openState, type State } from "./state.js";
+import { loadOrCreateCertificate, tlsServerOptions } from "./tls/certificate.js";
+
+export interface RunningServer {
+  /** e.g. https://127.0.0.1:9493/1.0 */
+  url: string;
+  port: number;
+  certPath: string;
+  fingerprint256: string;
+  /** Set on the first start of an embedded deployment: shown once, never stored. */
+  adminToken: string | null;
+  /** Stops accepting, lets in-flight requests finish, closes the database. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the service: takes the data directory (embedded database only),
+ * opens and migrates the database, makes sure an admin token exists, and
+ * listens on HTTPS. Nothing listens until all of that succeeded.
+ */
+export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
+  const embedded = config.databaseUrl === null;
+  const lock: DataDirLock | null = embedded ? await lockDataDir(config.dataDir) : null;
+  let state: State | undefined;
+  try {
+    state = await openState(config, logger);
+    const adminToken = await bootstrapTokens(config, state);
+    const verifier: TokenVerifier = config.authUrl
+      ? new ExternalVerifier({
+          url: config.authUrl,
+          timeoutMs: config.authTimeoutMs,
+          cacheTtlMs: config.authCacheTtlMs,
+          cacheSize: config.authCacheSize,
+          log: logger,
+        })
+      : new EmbeddedVerifier(state.tokens);
+    const certificate = await loadOrCreateCertificate({
+      dataDir: config.dataDir,
+      certPath: config.tlsCert,
+      keyPath: config.tlsKey,
+    });
+
+    const app = createApp({ config, store: state.store, verifier, logger });
+    const server = https.createServer(tlsServerOptions(certificate), app);
+    // Bounded waits, so a slow or stalled client cannot hold a connection forever.
+    server.headersTimeout = 10_000;
+    server.requestTimeout = 30_000;
+    server.keepAliveTimeout = 5_000;
+    server.on("tlsClientError", (err) => logger.debug({ err: err.message }, "TLS handshake failed"));
+
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(config.port, config.host, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+    const { port } = server.address() as AddressInfo;
+
+    const currentState = state;
+    const admin = embedded
+      ? await startAdminChannel(
+          adminSocketPath(config.dataDir),
+          (request) => runAdmin(request, currentState),
+          logger,
+        )
+      : null;
+
+    const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+    let closing: Promise<void> | undefined;
+    return {
+      url: `https://${host}:${port}${BASE_PATH}`,
+      port,
+      certPath: certificate.certPath,
+      fingerprint256: certificate.fingerprint256,
+      adminToken,
+      close() {
+        closing ??= (async () => {
+          await admin?.close();
+          await stopListening(server, config.shutdownTimeoutMs);
+          await verifier.close?.();
+          await currentState.db.close();
+          await lock?.release();
+        })();
+        return closing;
+      },
+    };
+  } catch (err) {
+    await state?.db.close().catch(() => undefined);
+    await lock?.release();
+    throw err;
+  }
+}
+
+/**
+ * Creates the first admin token of an embedded deployment (returned so it can
+ * be printed once) and makes sure AGENTD_ADMIN_TOKEN exists when it is set.
+ */
+async function bootstrapTokens(config: Config, state: State): Promise<string | null> {
+  if (config.adminToken) {
+    await state.tokens.ensure(config.adminToken, ["agentd.#"]);
+    return null;
+  }
+  if (config.authUrl) return null;
+  if ((await state.tokens.count()) > 0) return null;
+  return state.tokens.create(["agentd.#"], null);
+}
+
+/** Graceful stop: no new connections, in-flight requests finish (bounded), idle keep-alives close. */
+function stopListening(server: https.Server, timeoutMs: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const force = setTimeout(() => server.closeAllConnections(), timeoutMs);
+    force.unref();
+    server.close(() => {
+      clearTimeout(force);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}

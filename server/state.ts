@@ -1,0 +1,45 @@
+import type { Logger } from "pino";
+import type { TokenStore } from "./auth/token-store.js";
+import type { Config } from "./config.js";
+import type { Database } from "./db/sql.js";
+import { openPglite } from "./db/pglite.js";
+import { openPostgres } from "./db/postgres.js";
+import { migrate } from "./db/migrations.js";
+import type { AgentStore } from "./store/agent-store.js";
+import { SqlAgentStore } from "./store/agents.js";
+import { readOriginUuid } from "./store/deployment.js";
+import { seedDemoAgents } from "./store/seed.js";
+import { SqlTokenStore } from "./store/tokens.js";
+
+/** Everything that lives in the database, opened and migrated. */
+export interface State {
+  db: Database;
+  store: AgentStore;
+  tokens: TokenStore;
+}
+
+/**
+ * Opens the configured database (PGlite in the data directory, or PostgreSQL
+ * when AGENTD_DATABASE_URL is set), brings its schema up to date, and seeds
+ * demo agents into a brand-new embedded database. The caller must already
+ * hold the data-directory lock for the embedded database.
+ */
+export async function openState(config: Config, logger: Logger): Promise<State> {
+  const db = config.databaseUrl
+    ? await openPostgres(config.databaseUrl, { timeoutMs: config.dbTimeoutMs })
+    : await openPglite(config.dataDir);
+  try {
+    const applied = await migrate(db);
+    const originUuid = await readOriginUuid(db, config.originUuid);
+    const store = new SqlAgentStore(db, originUuid);
+    // Version 1 was applied just now: the database did not exist before.
+    if (db.kind === "pglite" && applied.includes(1)) {
+      await seedDemoAgents(store);
+      logger.info("new embedded database: seeded demo agents");
+    }
+    return { db, store, tokens: new SqlTokenStore(db) };
+  } catch (err) {
+    await db.close().catch(() => undefined);
+    throw err;
+  }
+}

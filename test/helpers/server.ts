@@ -1,0 +1,116 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { pino } from "pino";
+import { Agent, request } from "undici";
+import { adminSocketPath, callAdminChannel } from "../../server/admin/channel.js";
+import type { Config } from "../../server/config.js";
+import { loadConfig } from "../../server/config/load.js";
+import { openPostgres } from "../../server/db/postgres.js";
+import { startServer, type RunningServer } from "../../server/serve.js";
+import { SqlTokenStore } from "../../server/store/tokens.js";
+
+/** A fixed admin token for tests (AGENTD_ADMIN_TOKEN), ACL agentd.#. */
+export const ADMIN_TOKEN = "test-admin-token-0123456789abcdef";
+
+export interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** Parsed JSON when the response is JSON, else undefined. */
+  json: any;
+  text: string;
+}
+
+export interface TestServer {
+  url: string;
+  config: Config;
+  running: RunningServer;
+  /** PEM of the server's certificate, to trust it for this test only. */
+  ca: string;
+  dispatcher: Agent;
+  call(method: string, pathAndQuery: string, options?: { token?: string | null; body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string> }): Promise<Answer>;
+  createToken(acls: string[], ttlSeconds?: number | null): Promise<string>;
+  revokeToken(token: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the real server (HTTPS on an ephemeral port, response validation on)
+ * exactly as `agentd serve` does, on a fresh PGlite data directory unless
+ * the caller passes its own environment.
+ */
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const ownDataDir = env.AGENTD_DATA_DIR === undefined ? mkdtempSync(path.join(tmpdir(), "agentd-test-")) : null;
+  const result = loadConfig({
+    AGENTD_PORT: "0",
+    AGENTD_DATA_DIR: ownDataDir ?? "",
+    AGENTD_VALIDATE_RESPONSES: "true",
+    AGENTD_LOG_LEVEL: "silent",
+    AGENTD_RATE_LIMIT: "0",
+    AGENTD_ADMIN_TOKEN: ADMIN_TOKEN,
+    ...env,
+  });
+  if (!result.ok) throw new Error(result.errors.join("\n"));
+  const config = result.config;
+  const running = await startServer(config, pino({ level: config.logLevel }));
+  const ca = readFileSync(running.certPath, "utf8");
+  const dispatcher = new Agent({ connect: { ca } });
+
+  const call: TestServer["call"] = async (method, pathAndQuery, options = {}) => {
+    const headers: Record<string, string> = { ...options.headers };
+    const token = options.token === undefined ? ADMIN_TOKEN : options.token;
+    if (token !== null) headers["x-auth-token"] = token;
+    let body: string | Buffer | undefined = options.rawBody;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers["content-type"] ??= "application/json";
+    }
+    const answer = await request(running.url + pathAndQuery, { method: method as "GET", headers, body, dispatcher });
+    const text = await answer.body.text();
+    const type = String(answer.headers["content-type"] ?? "");
+    return {
+      status: answer.statusCode,
+      headers: answer.headers,
+      json: type.includes("json") && text !== "" ? JSON.parse(text) : undefined,
+      text,
+    };
+  };
+
+  async function tokens<T>(fn: (store: SqlTokenStore) => Promise<T>): Promise<T> {
+    if (config.databaseUrl === null) throw new Error("embedded tokens go through the admin socket");
+    const db = await openPostgres(config.databaseUrl, { timeoutMs: 5000 });
+    try {
+      return await fn(new SqlTokenStore(db));
+    } finally {
+      await db.close();
+    }
+  }
+
+  return {
+    url: running.url,
+    config,
+    running,
+    ca,
+    dispatcher,
+    call,
+    async createToken(acls, ttlSeconds = null) {
+      if (config.databaseUrl) return tokens((store) => store.create(acls, ttlSeconds));
+      const answer = await callAdminChannel(adminSocketPath(config.dataDir), { op: "token.create", acls, ttlSeconds });
+      if (!answer?.ok || !answer.token) throw new Error(`token.create failed: ${JSON.stringify(answer)}`);
+      return answer.token;
+    },
+    async revokeToken(token) {
+      if (config.databaseUrl) {
+        await tokens((store) => store.revoke(token));
+        return;
+      }
+      const answer = await callAdminChannel(adminSocketPath(config.dataDir), { op: "token.revoke", token });
+      if (!answer?.ok) throw new Error(`token.revoke failed: ${JSON.stringify(answer)}`);
+    },
+    async close() {
+      await running.close();
+      await dispatcher.close();
+      if (ownDataDir) rmSync(ownDataDir, { recursive: true, force: true });
+    },
+  };
+}
