@@ -1,0 +1,435 @@
+// The contract's own guarantees: strict lint, generated code in step with it,
+// a repository that type-checks, and the invariants the server, client and
+// docs rely on. Each invariant is a function returning its problems; the
+// last block feeds each one a deliberately broken copy of the contract, so
+// every check is shown to be able to fail.
+import { execFile } from "node:child_process";
+import { cp, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { contractFrom, escape, loadContract, lookup, repoRoot } from "./helpers/contract.js";
+import type { Contract, OpenApiDocument } from "./helpers/contract.js";
+
+const run = promisify(execFile);
+const bin = (name: string): string => path.join(repoRoot, "node_modules", ".bin", name);
+
+interface Outcome {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function exec(file: string, args: string[], cwd = repoRoot): Promise<Outcome> {
+  try {
+    const { stdout, stderr } = await run(file, args, { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NO_COLOR: "1" } });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code?: number | string; stdout?: string; stderr?: string };
+    return { code: typeof e.code === "number" ? e.code : 1, stdout: e.stdout ?? "", stderr: e.stderr ?? String(error) };
+  }
+}
+
+interface LintTotals {
+  errors: number;
+  warnings: number;
+  problems: { ruleId: string; severity: string; message: string }[];
+}
+
+/** Runs `redocly lint` in `cwd` (so that directory's redocly.yaml applies) and parses its JSON report. */
+async function lint(cwd = repoRoot): Promise<LintTotals & { code: number }> {
+  const outcome = await exec(bin("redocly"), ["lint", "openapi.yaml", "--format", "json"], cwd);
+  const start = outcome.stdout.indexOf("{");
+  if (start < 0) throw new Error(`no JSON report from redocly lint:\n${outcome.stdout}\n${outcome.stderr}`);
+  const report = JSON.parse(outcome.stdout.slice(start)) as { totals: { errors: number; warnings: number }; problems: LintTotals["problems"] };
+  return { code: outcome.code, ...report.totals, problems: report.problems };
+}
+
+const scratch: string[] = [];
+async function scratchDir(): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), "agentd-contract-"));
+  scratch.push(dir);
+  return dir;
+}
+afterAll(async () => {
+  await Promise.all(scratch.map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+// ---------------------------------------------------------------------------
+// Invariants, each `(contract) => problems`.
+
+const EXPECTED_OPERATIONS = [
+  { operationId: "listAgents", method: "get", path: "/agents" },
+  { operationId: "getAgentById", method: "get", path: "/agents/by-id/{agent_id}" },
+  { operationId: "getAgentByNumber", method: "get", path: "/agents/by-number/{agent_number}" },
+  { operationId: "pauseAgentByNumber", method: "post", path: "/agents/by-number/{agent_number}/pause" },
+];
+
+// The upstream ACL shape: `agentd.agents`, then segments (each optionally
+// followed by one `{placeholder}`), ending in the action.
+const ACL_PATTERN = /^agentd\.agents(\.[a-z-]+(\.\{[a-z_]+\})?)*\.(read|create)$/;
+
+const EXPECTED_RELEASES = ["15.15", "15.18", "15.19", "17.05"];
+
+const AGENT_STATUS_FIELDS = [
+  "id",
+  "origin_uuid",
+  "number",
+  "extension",
+  "context",
+  "logged",
+  "paused",
+  "paused_reason",
+  "state_interface",
+];
+
+function checkOperations(c: Contract): string[] {
+  const problems: string[] = [];
+  const actual = c.operations().map(({ operationId, method, path }) => ({ operationId, method, path }));
+  if (JSON.stringify(actual) !== JSON.stringify(EXPECTED_OPERATIONS)) {
+    problems.push(`operations are ${JSON.stringify(actual)}, expected ${JSON.stringify(EXPECTED_OPERATIONS)}`);
+  }
+  const definedTags = new Set((c.document.tags ?? []).map((t: { name: string }) => t.name));
+  for (const { operationId, operation } of c.operations()) {
+    if (typeof operationId !== "string" || !/^[a-z][a-zA-Z0-9]*$/.test(operationId)) {
+      problems.push(`operationId ${String(operationId)} is not camelCase`);
+    }
+    if (!isSentenceCase(operation.summary)) problems.push(`${operationId}: summary ${JSON.stringify(operation.summary)} is not sentence case`);
+    if (typeof operation.description !== "string" || !/^[A-Z][\s\S]*\.\s*$/.test(operation.description)) {
+      problems.push(`${operationId}: description missing or not a sentence`);
+    }
+    const tags: unknown = operation.tags;
+    if (!Array.isArray(tags) || tags.length === 0) problems.push(`${operationId}: no tags`);
+    else for (const tag of tags) if (!definedTags.has(tag)) problems.push(`${operationId}: tag ${String(tag)} not defined`);
+  }
+  return problems;
+}
+
+// "Get an agent by number": capital first letter, later words lower case
+// (all-capital acronyms such as ACL allowed), no final period.
+function isSentenceCase(text: unknown): boolean {
+  if (typeof text !== "string" || !/^[A-Z]/.test(text) || text.endsWith(".")) return false;
+  return text
+    .split(/\s+/)
+    .slice(1)
+    .every((word) => !/^[A-Z]/.test(word) || /^[A-Z0-9]+$/.test(word));
+}
+
+function checkAcls(c: Contract): string[] {
+  const problems: string[] = [];
+  for (const { operationId, path: route, operation } of c.operations()) {
+    const acl: unknown = operation["x-required-acl"];
+    if (typeof acl !== "string") {
+      problems.push(`${operationId}: no x-required-acl`);
+      continue;
+    }
+    if (!ACL_PATTERN.test(acl)) problems.push(`${operationId}: ACL ${acl} does not match the upstream pattern`);
+    const placeholders = [...acl.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort();
+    const templateParams = [...route.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort();
+    const declaredParams = (operation.parameters ?? [])
+      .map((p: unknown) => c.resolve<{ name: string; in: string }>(p))
+      .filter((p: { in: string }) => p.in === "path")
+      .map((p: { name: string }) => p.name)
+      .sort();
+    if (JSON.stringify(placeholders) !== JSON.stringify(templateParams)) {
+      problems.push(`${operationId}: ACL placeholders ${placeholders.join(",")} are not the path parameters ${templateParams.join(",")}`);
+    }
+    if (JSON.stringify(declaredParams) !== JSON.stringify(templateParams)) {
+      problems.push(`${operationId}: declared path parameters ${declaredParams.join(",")} differ from the path ${route}`);
+    }
+    if (typeof operation.description !== "string" || !operation.description.includes(acl)) {
+      problems.push(`${operationId}: description does not name the ACL ${acl}`);
+    }
+  }
+  return problems;
+}
+
+function checkSecurity(c: Contract): string[] {
+  const problems: string[] = [];
+  const doc = c.document;
+  if (JSON.stringify(doc.security) !== JSON.stringify([{ token: [] }])) {
+    problems.push(`global security is ${JSON.stringify(doc.security)}, expected [{"token":[]}]`);
+  }
+  const schemes = doc.components?.securitySchemes ?? {};
+  if (JSON.stringify(Object.keys(schemes)) !== JSON.stringify(["token"])) {
+    problems.push(`security schemes are ${Object.keys(schemes).join(",")}, expected only token`);
+  }
+  const token = schemes.token ?? {};
+  if (token.type !== "apiKey" || token.in !== "header" || token.name !== "X-Auth-Token") {
+    problems.push(`the token scheme is ${JSON.stringify(token)}, expected an apiKey in header X-Auth-Token`);
+  }
+  for (const { operationId, operation } of c.operations()) {
+    // An operation-level `security` would override (and could empty) the global one.
+    if (operation.security !== undefined) problems.push(`${operationId}: overrides the global security`);
+  }
+  return problems;
+}
+
+/** Checks every media type of `owner` (a response or request body): named `$ref` examples that validate. */
+function checkMediaExamples(c: Contract, ownerPointer: string, label: string): string[] {
+  const problems: string[] = [];
+  let pointer = ownerPointer;
+  // Follow a response or request body that is itself a `$ref`.
+  for (let node = lookup(c.document, pointer); typeof node?.$ref === "string"; node = lookup(c.document, pointer)) {
+    pointer = node.$ref;
+  }
+  const content: Record<string, any> | undefined = lookup(c.document, pointer).content;
+  if (content === undefined) return problems;
+  for (const [mediaType, media] of Object.entries(content)) {
+    const at = `${label} ${mediaType}`;
+    if (media.example !== undefined) problems.push(`${at}: inline example instead of named examples`);
+    const examples: Record<string, any> = media.examples ?? {};
+    if (Object.keys(examples).length === 0) problems.push(`${at}: no named examples`);
+    const validate = c.validatorAt(`${pointer}/content/${escape(mediaType)}/schema`);
+    for (const [name, example] of Object.entries(examples)) {
+      if (typeof example?.$ref !== "string" || !example.$ref.startsWith("#/components/examples/")) {
+        problems.push(`${at}: example ${name} is not a $ref to components/examples`);
+        continue;
+      }
+      const value = c.resolve<{ value?: unknown }>(example).value;
+      if (value === undefined) problems.push(`${at}: example ${name} has no value`);
+      else if (!validate(value)) {
+        problems.push(`${at}: example ${name} does not validate: ${JSON.stringify(validate.errors)}`);
+      }
+    }
+  }
+  return problems;
+}
+
+function checkExamples(c: Contract): string[] {
+  const problems: string[] = [];
+  for (const { operationId, method, path: route, operation } of c.operations()) {
+    const base = `#/paths/${escape(route)}/${method}`;
+    for (const status of Object.keys(operation.responses ?? {})) {
+      const response = c.resolve<{ content?: unknown }>(operation.responses[status]);
+      if (response.content === undefined && status !== "204") {
+        problems.push(`${operationId} ${status}: no content, so no example`);
+      }
+      problems.push(...checkMediaExamples(c, `${base}/responses/${status}`, `${operationId} ${status}`));
+    }
+    if (operation.requestBody !== undefined) {
+      problems.push(...checkMediaExamples(c, `${base}/requestBody`, `${operationId} request body`));
+    }
+  }
+  // The agent examples cover the three states a front end must render.
+  const agents = Object.values<{ value: any }>(c.document.components?.examples ?? {})
+    .map((e) => e.value)
+    .filter((v) => v !== null && typeof v === "object" && !Array.isArray(v) && "logged" in v);
+  const covers = (what: string, match: (a: any) => boolean): void => {
+    if (!agents.some(match)) problems.push(`no example of ${what}`);
+  };
+  covers("a logged-in agent", (a) => a.logged === true && a.paused === false);
+  covers("a logged-out agent", (a) => a.logged === false);
+  covers("a paused agent with a reason", (a) => a.paused === true && typeof a.paused_reason === "string");
+  return problems;
+}
+
+function checkAgentStatus(c: Contract): string[] {
+  const problems: string[] = [];
+  const schema = c.document.components?.schemas?.AgentStatus;
+  if (schema === undefined) return ["no AgentStatus schema"];
+  const fields = Object.keys(schema.properties ?? {}).sort();
+  if (JSON.stringify(fields) !== JSON.stringify([...AGENT_STATUS_FIELDS].sort())) {
+    problems.push(`AgentStatus fields are ${fields.join(",")}`);
+  }
+  if (JSON.stringify([...(schema.required ?? [])].sort()) !== JSON.stringify([...AGENT_STATUS_FIELDS].sort())) {
+    problems.push(`AgentStatus requires ${(schema.required ?? []).join(",")}, expected all nine fields`);
+  }
+  if (schema.additionalProperties !== false) problems.push("AgentStatus allows additional properties");
+  for (const [name, property] of Object.entries<any>(schema.properties ?? {})) {
+    if (typeof property.description !== "string" || property.description.trim() === "") {
+      problems.push(`AgentStatus.${name} has no description`);
+    }
+  }
+  return problems;
+}
+
+/** Releases listed in the `| Release | Change |` table of info.description. */
+function historyReleases(description: unknown): string[] {
+  const lines = String(description ?? "").split("\n").map((l) => l.trim());
+  const header = lines.findIndex((l) => /^\|\s*Release\s*\|\s*Change\s*\|$/.test(l));
+  if (header < 0) return [];
+  const releases: string[] = [];
+  for (const line of lines.slice(header + 2)) {
+    if (!line.startsWith("|")) break;
+    const cell = line.split("|")[1]?.trim();
+    if (cell !== undefined) releases.push(cell);
+  }
+  return releases;
+}
+
+/** Every `x-since` in the document, with where it is. */
+function sinceMarkers(document: unknown): { pointer: string; release: unknown }[] {
+  const found: { pointer: string; release: unknown }[] = [];
+  const walk = (node: unknown, pointer: string): void => {
+    if (Array.isArray(node)) node.forEach((item, i) => walk(item, `${pointer}/${i}`));
+    else if (node !== null && typeof node === "object") {
+      for (const [key, value] of Object.entries(node)) {
+        if (key === "x-since") found.push({ pointer, release: value });
+        else walk(value, `${pointer}/${escape(key)}`);
+      }
+    }
+  };
+  walk(document, "#");
+  return found;
+}
+
+function checkHistory(c: Contract): string[] {
+  const problems: string[] = [];
+  const table = historyReleases(c.document.info?.description);
+  if (JSON.stringify(table) !== JSON.stringify(EXPECTED_RELEASES)) {
+    problems.push(`history table lists ${table.join(",") || "nothing"}, expected ${EXPECTED_RELEASES.join(",")}`);
+  }
+  const markers = sinceMarkers(c.document);
+  for (const release of table) {
+    if (!markers.some((m) => m.release === release)) problems.push(`release ${release} has no x-since marker`);
+  }
+  for (const marker of markers) {
+    if (typeof marker.release !== "string" || !table.includes(marker.release)) {
+      problems.push(`${marker.pointer}: x-since ${JSON.stringify(marker.release)} is not a release of the history table`);
+    }
+  }
+  // The markers the issue names, where they belong.
+  const expected: [string, string][] = [
+    ["#/components/schemas/AgentStatus/properties/state_interface", "15.15"],
+    ["#/servers/0", "15.18"],
+    ["#/components/securitySchemes/token", "15.19"],
+    ["#/components/schemas/PauseRequest/properties/reason", "17.05"],
+    ["#/components/schemas/AgentStatus/properties/paused", "17.05"],
+    ["#/components/schemas/AgentStatus/properties/paused_reason", "17.05"],
+  ];
+  for (const [pointer, release] of expected) {
+    if (!markers.some((m) => m.pointer === pointer && m.release === release)) {
+      problems.push(`${pointer} should carry x-since ${release}`);
+    }
+  }
+  return problems;
+}
+
+const checks = {
+  operations: checkOperations,
+  acls: checkAcls,
+  security: checkSecurity,
+  examples: checkExamples,
+  agentStatus: checkAgentStatus,
+  history: checkHistory,
+};
+
+// ---------------------------------------------------------------------------
+
+describe("tooling derived from the contract", () => {
+  it("passes `redocly lint` with 0 errors and 0 warnings", async () => {
+    const result = await lint();
+    expect(result.problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message}`)).toEqual([]);
+    expect({ errors: result.errors, warnings: result.warnings, code: result.code }).toEqual({ errors: 0, warnings: 0, code: 0 });
+  });
+
+  it("has generated/ up to date (`npm run generate:check`)", async () => {
+    const result = await exec("npm", ["run", "--silent", "generate:check"]);
+    expect(result.code, result.stderr + result.stdout).toBe(0);
+  });
+
+  it("type-checks the whole repository (`tsc --noEmit`)", async () => {
+    const result = await exec(bin("tsc"), ["--noEmit", "-p", "tsconfig.json"]);
+    expect(result.stdout + result.stderr).toBe("");
+    expect(result.code).toBe(0);
+  });
+});
+
+describe("contract invariants", () => {
+  const contract = loadContract();
+  it.each(Object.entries(checks))("%s", (_name, check) => {
+    expect(check(contract)).toEqual([]);
+  });
+});
+
+// ---------------------------------------------------------------------------
+// Each check against a broken copy: it must report a problem.
+
+function broken(mutate: (doc: OpenApiDocument) => void): Contract {
+  const doc = structuredClone(loadContract().document);
+  mutate(doc);
+  return contractFrom(doc);
+}
+
+describe("the checks catch a broken contract", () => {
+  const mutations: [keyof typeof checks, string, (doc: OpenApiDocument) => void][] = [
+    ["operations", "a fifth operation", (d) => (d.paths["/agents"].delete = { ...d.paths["/agents"].get, operationId: "deleteAgents" })],
+    ["operations", "a snake_case operationId", (d) => (d.paths["/agents"].get.operationId = "list_agents")],
+    ["operations", "a Title Case summary", (d) => (d.paths["/agents"].get.summary = "List All Agents")],
+    ["operations", "an undefined tag", (d) => (d.paths["/agents"].get.tags = ["people"])],
+    ["acls", "a missing ACL", (d) => delete d.paths["/agents"].get["x-required-acl"]],
+    ["acls", "an ACL outside the pattern", (d) => (d.paths["/agents"].get["x-required-acl"] = "agentd.agents.list")],
+    [
+      "acls",
+      "an ACL placeholder that is not a path parameter",
+      (d) => (d.paths["/agents/by-id/{agent_id}"].get["x-required-acl"] = "agentd.agents.by-id.{id}.read"),
+    ],
+    [
+      "acls",
+      "a description that does not name the ACL",
+      (d) => (d.paths["/agents"].get.description = "Returns the status of every agent."),
+    ],
+    ["security", "no global security", (d) => delete d.security],
+    ["security", "a token in the query", (d) => (d.components.securitySchemes.token.in = "query")],
+    ["security", "an operation without security", (d) => (d.paths["/agents"].get.security = [])],
+    [
+      "examples",
+      "an inline example",
+      (d) =>
+        (d.components.responses.NoSuchAgent.content["application/json"].examples.noSuchAgent = {
+          value: { error: "no such agent" },
+        }),
+    ],
+    ["examples", "an example that does not validate", (d) => (d.components.examples.AgentPaused.value.paused = "yes")],
+    ["examples", "a request body example that does not validate", (d) => (d.components.examples.PauseWithReason.value.reason = "")],
+    [
+      "examples",
+      "a response without examples",
+      (d) => delete d.components.responses.NotLoggedIn.content["application/json"].examples,
+    ],
+    ["examples", "no paused agent example", (d) => (d.components.examples.AgentPaused.value = d.components.examples.AgentLoggedIn.value)],
+    ["agentStatus", "a tenth field", (d) => (d.components.schemas.AgentStatus.properties.queue = { type: "string", description: "Queue." })],
+    ["agentStatus", "an optional field", (d) => d.components.schemas.AgentStatus.required.pop()],
+    ["agentStatus", "additional properties allowed", (d) => delete d.components.schemas.AgentStatus.additionalProperties],
+    ["agentStatus", "an undescribed field", (d) => delete d.components.schemas.AgentStatus.properties.context.description],
+    ["history", "a marker naming an unknown release", (d) => (d.components.schemas.Error["x-since"] = "16.04")],
+    ["history", "a release without a marker", (d) => (d.servers = d.servers.map(({ ["x-since"]: _, ...s }: any) => s))],
+    [
+      "history",
+      "a release missing from the table",
+      (d) => (d.info.description = d.info.description.replace(/^\| 15\.19 \|.*\n/m, "")),
+    ],
+  ];
+
+  it.each(mutations)("%s: %s", (check, _what, mutate) => {
+    expect(checks[check](broken(mutate)).length).toBeGreaterThan(0);
+  });
+
+  it("lint fails on a contract with a problem", async () => {
+    const dir = await scratchDir();
+    const doc = structuredClone(loadContract().document);
+    delete doc.paths["/agents"].get.description;
+    await writeFile(path.join(dir, "openapi.yaml"), stringify(doc));
+    await cp(path.join(repoRoot, "redocly.yaml"), path.join(dir, "redocly.yaml"));
+    const result = await lint(dir);
+    expect(result.errors + result.warnings).toBeGreaterThan(0);
+    expect(result.code).not.toBe(0);
+  });
+
+  it("generate:check fails when generated/ is stale", async () => {
+    // A copy of just what the check reads, with one operationId renamed.
+    const dir = await scratchDir();
+    for (const entry of ["scripts", "generated", "package.json"]) {
+      await cp(path.join(repoRoot, entry), path.join(dir, entry), { recursive: true });
+    }
+    await symlink(path.join(repoRoot, "node_modules"), path.join(dir, "node_modules"), "dir");
+    const source = await readFile(path.join(repoRoot, "openapi.yaml"), "utf8");
+    await writeFile(path.join(dir, "openapi.yaml"), source.replace("operationId: listAgents", "operationId: listAllAgents"));
+    const result = await exec("npm", ["run", "--silent", "generate:check"], dir);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/out of date/);
+  });
+});

@@ -1,0 +1,213 @@
+// The mock server a front end develops against: the real Prism CLI serving
+// openapi.yaml, called over HTTP exactly as `npm run mock` would be.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectValid, loadContract } from "./helpers/contract.js";
+import { groupAlive, startPrism } from "./helpers/prism.js";
+import type { PrismHandle } from "./helpers/prism.js";
+
+const contract = loadContract();
+const TOKEN = { "X-Auth-Token": "any-token" };
+const JSON_BODY = { "Content-Type": "application/json" };
+
+let prism: PrismHandle;
+
+beforeAll(async () => {
+  prism = await startPrism({ mode: "mock" });
+});
+
+afterAll(async () => {
+  await prism?.stop();
+});
+
+async function call(path: string, init: RequestInit = {}): Promise<{ status: number; type: string; text: string; json: () => any }> {
+  const response = await fetch(`${prism.url}${path}`, init);
+  const text = await response.text();
+  return {
+    status: response.status,
+    type: response.headers.get("content-type") ?? "",
+    text,
+    json: () => {
+      try {
+        return JSON.parse(text);
+      } catch {
+        throw new Error(`not JSON (${response.status}): ${text}\n--- prism log ---\n${prism.output()}`);
+      }
+    },
+  };
+}
+
+// Every operation once, with a valid path, for the token and 401 checks.
+const everyOperation = [
+  { operationId: "listAgents", path: "/agents", init: {} },
+  { operationId: "getAgentById", path: "/agents/by-id/1", init: {} },
+  { operationId: "getAgentByNumber", path: "/agents/by-number/1001", init: {} },
+  {
+    operationId: "pauseAgentByNumber",
+    path: "/agents/by-number/1001/pause",
+    init: { method: "POST", headers: JSON_BODY, body: JSON.stringify({ reason: "lunch break" }) },
+  },
+] as const;
+
+describe("Prism mock of the contract", () => {
+  it("serves the paths from its root, not under the servers' /1.0 base path", async () => {
+    expect((await call("/agents", { headers: TOKEN })).status).toBe(200);
+    expect((await call("/1.0/agents", { headers: TOKEN })).status).toBe(404);
+  });
+
+  it("lists agents as an array of contract AgentStatus objects", async () => {
+    const res = await call("/agents", { headers: TOKEN });
+    expect(res.status).toBe(200);
+    expect(res.type).toMatch(/^application\/json/);
+    const body = expectValid(contract.responseValidator("listAgents", 200), res.json());
+    expect(body.length).toBeGreaterThan(0);
+  });
+
+  it("gets an agent by id and by number", async () => {
+    for (const [operationId, path] of [
+      ["getAgentById", "/agents/by-id/1"],
+      ["getAgentByNumber", "/agents/by-number/1001"],
+    ] as const) {
+      const res = await call(path, { headers: TOKEN });
+      expect(res.status, path).toBe(200);
+      expectValid(contract.responseValidator(operationId, 200), res.json(), path);
+    }
+  });
+
+  it("pauses an agent with 204 and no body, with a reason, an empty object or no body at all", async () => {
+    const path = "/agents/by-number/1001/pause";
+    const bodies: RequestInit[] = [
+      { method: "POST", headers: { ...TOKEN, ...JSON_BODY }, body: JSON.stringify({ reason: "lunch break" }) },
+      { method: "POST", headers: { ...TOKEN, ...JSON_BODY }, body: "{}" },
+      { method: "POST", headers: TOKEN },
+    ];
+    for (const init of bodies) {
+      const res = await call(path, init);
+      expect(res.status, String(init.body)).toBe(204);
+      expect(res.text).toBe("");
+    }
+  });
+
+  it.each(everyOperation)("answers $operationId without a token with 401 and the contract's error", async ({ operationId, path, init }) => {
+    const res = await call(path, init);
+    expect(res.status).toBe(401);
+    expect(res.type).toMatch(/^application\/json/);
+    const body = expectValid(contract.responseValidator(operationId, 401), res.json());
+    expect(body).toEqual({ error: "invalid token or unauthorized" });
+  });
+
+  it("serves the contract's 401 example when asked with Prefer: code=401", async () => {
+    const res = await call("/agents", { headers: { ...TOKEN, Prefer: "code=401" } });
+    expect(res.status).toBe(401);
+    expect(res.json()).toEqual(contract.resolve(contract.document.components.examples.InvalidToken).value);
+  });
+
+  it.each([
+    { what: "agent_id that is not a number", path: "/agents/by-id/abc", init: {} },
+    { what: "agent_id below 1", path: "/agents/by-id/0", init: {} },
+    { what: "agent_number with a letter", path: "/agents/by-number/12a", init: {} },
+    {
+      what: "empty pause reason",
+      path: "/agents/by-number/1001/pause",
+      init: { method: "POST", headers: JSON_BODY, body: JSON.stringify({ reason: "" }) },
+    },
+    {
+      what: "pause reason over 80 characters",
+      path: "/agents/by-number/1001/pause",
+      init: { method: "POST", headers: JSON_BODY, body: JSON.stringify({ reason: "x".repeat(81) }) },
+    },
+    {
+      what: "unknown field in the pause body",
+      path: "/agents/by-number/1001/pause",
+      init: { method: "POST", headers: JSON_BODY, body: JSON.stringify({ reason: "ok", extra: 1 }) },
+    },
+  ])("rejects $what with 400 and the contract's error", async ({ path, init }) => {
+    const res = await call(path, { ...init, headers: { ...TOKEN, ...(init as RequestInit).headers } });
+    expect(res.status).toBe(400);
+    const body = expectValid(contract.schemaValidator("Error"), res.json());
+    expect(body.error).toBe("invalid request");
+  });
+
+  it("rejects a pause body that is not JSON with 415 and the contract's error", async () => {
+    const res = await call("/agents/by-number/1001/pause", {
+      method: "POST",
+      headers: { ...TOKEN, "Content-Type": "text/plain" },
+      body: "lunch",
+    });
+    expect(res.status).toBe(415);
+    expect(expectValid(contract.responseValidator("pauseAgentByNumber", 415), res.json())).toEqual({
+      error: "unsupported media type",
+    });
+  });
+
+  // A known deviation of the mock, documented in the README: Prism parses
+  // the body itself and answers malformed JSON with its own error shape.
+  // This test notices if a Prism upgrade changes that.
+  it("answers malformed JSON with 400 in Prism's own error shape, not the contract's", async () => {
+    const res = await call("/agents/by-number/1001/pause", {
+      method: "POST",
+      headers: { ...TOKEN, ...JSON_BODY },
+      body: "{not json",
+    });
+    expect(res.status).toBe(400);
+    expect(contract.schemaValidator("Error")(res.json())).toBe(false);
+  });
+
+  it("selects a named example with Prefer: example=…", async () => {
+    const examples = contract.document.components.examples;
+    const cases = [
+      ["paused", examples.AgentPaused],
+      ["loggedOut", examples.AgentLoggedOut],
+      ["loggedIn", examples.AgentLoggedIn],
+    ] as const;
+    for (const [name, example] of cases) {
+      const res = await call("/agents/by-number/1003", { headers: { ...TOKEN, Prefer: `example=${name}` } });
+      expect(res.status, name).toBe(200);
+      expect(res.json(), name).toEqual(example.value);
+    }
+    const paused = (await call("/agents/by-id/3", { headers: { ...TOKEN, Prefer: "example=paused" } })).json();
+    expect(paused).toMatchObject({ paused: true, paused_reason: "lunch break" });
+  });
+
+  it("answers an unknown example name with Prism's 404 problem", async () => {
+    const res = await call("/agents/by-number/1003", { headers: { ...TOKEN, Prefer: "example=nope" } });
+    expect(res.status).toBe(404);
+    expect(res.type).toMatch(/^application\/problem\+json/);
+  });
+
+  it("serves each error response of the contract with Prefer: code=…", async () => {
+    const cases = [
+      ["getAgentByNumber", "/agents/by-number/9999", {}, 404, "no such agent"],
+      ["getAgentById", "/agents/by-id/9999", {}, 403, "insufficient permissions"],
+      ["pauseAgentByNumber", "/agents/by-number/1002/pause", { method: "POST" }, 409, "not logged in"],
+      ["listAgents", "/agents", {}, 429, "too many requests"],
+      ["listAgents", "/agents", {}, 503, "authentication server unreachable"],
+    ] as const;
+    for (const [operationId, path, init, status, error] of cases) {
+      const res = await call(path, { ...init, headers: { ...TOKEN, Prefer: `code=${status}` } });
+      expect(res.status, `${operationId} ${status}`).toBe(status);
+      const body = expectValid(contract.responseValidator(operationId, status), res.json());
+      expect(body.error).toBe(error);
+    }
+  });
+
+  it("generates bodies that still match the contract with Prefer: dynamic=true", async () => {
+    for (let i = 0; i < 5; i++) {
+      const one = await call("/agents/by-number/1001", { headers: { ...TOKEN, Prefer: "dynamic=true" } });
+      expect(one.status).toBe(200);
+      expectValid(contract.responseValidator("getAgentByNumber", 200), one.json());
+      const list = await call("/agents", { headers: { ...TOKEN, Prefer: "dynamic=true" } });
+      expect(list.status).toBe(200);
+      expectValid(contract.responseValidator("listAgents", 200), list.json());
+    }
+  });
+
+  // Last: stop() must take the whole process group down.
+  it("stops cleanly, leaving no process behind", async () => {
+    const { pid, url } = prism;
+    expect(groupAlive(pid)).toBe(true);
+    await prism.stop();
+    expect(groupAlive(pid)).toBe(false);
+    await expect(fetch(`${url}/agents`, { headers: TOKEN })).rejects.toThrow();
+    await prism.stop(); // a second stop is harmless
+  });
+});
