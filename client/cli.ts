@@ -1,0 +1,193 @@
+// agentctl's logic, separate from the bin entry point (client/agentctl.ts) so
+// the entry stays a two-liner. Built only on the public client.
+import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import {
+  AgentdConfigError,
+  AgentdNetworkError,
+  createAgentdClient,
+  type AgentdClient,
+  type AgentdResult,
+  type AgentStatus,
+} from "./index.js";
+
+export const DEFAULT_URL = "https://localhost:9493/1.0";
+
+/** Exit codes: the CLI's contract with scripts. */
+export const EXIT = { ok: 0, apiError: 1, usage: 2 } as const;
+
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+const processIo: CliIo = {
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+};
+
+interface GlobalOptions {
+  url: string;
+  token?: string;
+  cacert?: string;
+  json: boolean;
+}
+
+/** Runs agentctl with the user arguments (no `node` / script path); resolves to the exit code. */
+export async function runAgentctl(args: string[], io: CliIo = processIo): Promise<number> {
+  // Set by the action that ran, read after parsing: commander actions cannot return values.
+  let exitCode: number = EXIT.ok;
+  const program = buildProgram(io, (code) => (exitCode = code));
+  try {
+    await program.parseAsync(args, { from: "user" });
+    return exitCode;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // commander already printed the message; --help and --version exit 0.
+      return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    if (err instanceof AgentdConfigError) {
+      io.err(`error: ${err.message}\n`);
+      return EXIT.usage;
+    }
+    if (err instanceof AgentdNetworkError) {
+      io.err(`error: ${err.message}\n`);
+      return EXIT.apiError;
+    }
+    io.err(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+    return EXIT.apiError;
+  }
+}
+
+function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
+  const program = new Command("agentctl")
+    .description("Command-line client of the agent service.")
+    // Before any .command(): subcommands copy these settings when created.
+    .exitOverride()
+    .configureOutput({ writeOut: io.out, writeErr: io.err })
+    .showHelpAfterError("(run with --help for usage)")
+    .addOption(new Option("--url <url>", "base URL of the service").env("AGENTD_URL").default(DEFAULT_URL))
+    .addOption(
+      new Option("--token <token>", "authentication token (prefer the env variable: argv is visible to other users)").env(
+        "AGENTD_TOKEN",
+      ),
+    )
+    .addOption(
+      new Option("--cacert <file>", "PEM file of a CA certificate to trust (e.g. a server's self-signed certificate)").env(
+        "AGENTD_CACERT",
+      ),
+    )
+    .option("--json", "print JSON instead of a table (for scripts)", false);
+
+  const agents = program.command("agents").description("inspect and pause agents");
+
+  // Each action builds its client from the global options and reports one result.
+  const withClient = async (
+    cmd: Command,
+    work: (client: AgentdClient, opts: GlobalOptions) => Promise<number>,
+  ): Promise<void> => {
+    const opts = cmd.optsWithGlobals<GlobalOptions>();
+    if (!opts.token) {
+      cmd.error("error: missing token: pass --token or set AGENTD_TOKEN", { exitCode: EXIT.usage });
+    }
+    const client = createAgentdClient({
+      baseUrl: opts.url,
+      token: opts.token as string,
+      ...(opts.cacert ? { ca: opts.cacert } : {}),
+    });
+    try {
+      setExit(await work(client, opts));
+    } finally {
+      await client.close();
+    }
+  };
+
+  agents
+    .command("list")
+    .description("list every agent")
+    .action(async (_opts: unknown, cmd: Command) =>
+      withClient(cmd, async (client, opts) =>
+        report(io, opts, await client.listAgents(), (list) =>
+          opts.json ? json(list) : agentTable(list),
+        ),
+      ),
+    );
+
+  agents
+    .command("get")
+    .description("show one agent, by identifier or by number")
+    .addOption(new Option("--id <id>", "numeric identifier of the agent").argParser(parsePositiveInt).conflicts("number"))
+    .addOption(new Option("--number <number>", "agent number").conflicts("id"))
+    .action(async (local: { id?: number; number?: string }, cmd: Command) => {
+      if (local.id === undefined && local.number === undefined) {
+        cmd.error("error: exactly one of --id or --number is required", { exitCode: EXIT.usage });
+      }
+      await withClient(cmd, async (client, opts) => {
+        const result =
+          local.id !== undefined ? await client.getAgentById(local.id) : await client.getAgentByNumber(local.number!);
+        return report(io, opts, result, (agent) => (opts.json ? json(agent) : agentDetails(agent)));
+      });
+    });
+
+  agents
+    .command("pause")
+    .description("pause a logged-in agent")
+    .argument("<number>", "agent number")
+    .option("--reason <text>", "reason shown to supervisors")
+    .action(async (number: string, local: { reason?: string }, cmd: Command) =>
+      withClient(cmd, async (client, opts) =>
+        report(io, opts, await client.pauseAgentByNumber(number, local.reason), () =>
+          opts.json
+            ? json({ number, paused: true, paused_reason: local.reason ?? null })
+            : `agent ${number} paused${local.reason === undefined ? "" : ` (reason: ${local.reason})`}\n`,
+        ),
+      ),
+    );
+
+  return program;
+}
+
+function parsePositiveInt(value: string): number {
+  if (!/^[0-9]+$/.test(value)) throw new InvalidArgumentError("must be a positive integer");
+  const n = Number(value);
+  if (n < 1 || n > 2147483647) throw new InvalidArgumentError("must be between 1 and 2147483647");
+  return n;
+}
+
+// API errors go to stderr as `error: <status> <error>`; with --json the body
+// also goes to stdout so scripts can branch on the stable `error` identifier.
+function report<T>(io: CliIo, opts: GlobalOptions, result: AgentdResult<T>, render: (data: T) => string): number {
+  if (result.ok) {
+    io.out(render(result.data));
+    return EXIT.ok;
+  }
+  const details = (result.error.details ?? []).map((d) => `\n  ${d.location} ${d.path}: ${d.message}`).join("");
+  io.err(`error: ${result.status} ${result.error.error}${details}\n`);
+  if (opts.json) io.out(json({ status: result.status, ...result.error }));
+  return EXIT.apiError;
+}
+
+function json(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
+const show = (v: string | number | boolean | null): string => (v === null ? "-" : String(v));
+
+function agentTable(list: AgentStatus[]): string {
+  const header = ["ID", "NUMBER", "LOGGED", "PAUSED", "REASON", "EXTENSION", "CONTEXT", "INTERFACE"];
+  const rows = list.map((a) =>
+    [a.id, a.number, a.logged ? "yes" : "no", a.paused ? "yes" : "no", a.paused_reason, a.extension, a.context, a.state_interface].map(
+      show,
+    ),
+  );
+  return alignedTable([header, ...rows]);
+}
+
+function agentDetails(a: AgentStatus): string {
+  return alignedTable(Object.entries(a).map(([k, v]) => [`${k}:`, show(v as string | number | boolean | null)]));
+}
+
+function alignedTable(rows: string[][]): string {
+  const widths: number[] = [];
+  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  return rows.map((row) => row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join("  ").trimEnd()).join("\n") + "\n";
+}

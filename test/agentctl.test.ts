@@ -1,0 +1,236 @@
+// The agentctl CLI as users run it: compiled by tsc to JavaScript and spawned
+// as a real child process (`node agentctl.js ...`), against the Prism mock of
+// openapi.yaml by default, or any running server when AGENTD_CLIENT_TEST_URL
+// (+ AGENTD_CLIENT_TEST_TOKEN, optional AGENTD_CLIENT_TEST_CA) is set.
+import { execFile, spawn } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectValid, loadContract, repoRoot } from "./helpers/contract.js";
+import { freePort } from "./helpers/ports.js";
+import { startPrism, type PrismHandle } from "./helpers/prism.js";
+
+const contract = loadContract();
+
+interface Target {
+  url: string;
+  token: string;
+  ca?: string;
+  isMock: boolean;
+  stop(): Promise<void>;
+}
+
+async function startTarget(): Promise<Target> {
+  const url = process.env.AGENTD_CLIENT_TEST_URL;
+  if (url) {
+    const token = process.env.AGENTD_CLIENT_TEST_TOKEN;
+    if (!token) throw new Error("AGENTD_CLIENT_TEST_URL is set but AGENTD_CLIENT_TEST_TOKEN is not");
+    const ca = process.env.AGENTD_CLIENT_TEST_CA;
+    return { url, token, ...(ca ? { ca } : {}), isMock: false, stop: async () => {} };
+  }
+  const prism: PrismHandle = await startPrism({ mode: "mock" });
+  return { url: prism.url, token: "agentctl-test-token", isMock: true, stop: () => prism.stop() };
+}
+
+let target: Target;
+let buildDir: string;
+let bin: string;
+
+// Compiles only client/ and generated/ (what agentctl is made of) into a
+// private directory under node_modules/.cache, so the build neither depends
+// on the state of server code nor races another developer's dist/. Being
+// inside the repo, the output still resolves commander and openapi-fetch.
+async function buildCli(): Promise<string> {
+  const cacheDir = path.join(repoRoot, "node_modules", ".cache");
+  await import("node:fs/promises").then((fs) => fs.mkdir(cacheDir, { recursive: true }));
+  buildDir = await mkdtemp(path.join(cacheDir, "agentctl-test-"));
+  const tsconfig = path.join(buildDir, "tsconfig.json");
+  await writeFile(
+    tsconfig,
+    JSON.stringify({
+      extends: path.join(repoRoot, "tsconfig.build.json"),
+      compilerOptions: { outDir: path.join(buildDir, "dist"), rootDir: repoRoot, sourceMap: false, declaration: false },
+      include: [path.join(repoRoot, "client"), path.join(repoRoot, "generated")],
+      exclude: [path.join(repoRoot, "client", "examples")],
+    }),
+  );
+  await promisify(execFile)(process.execPath, [path.join(repoRoot, "node_modules/typescript/bin/tsc"), "-p", tsconfig], {
+    cwd: repoRoot,
+  });
+  return path.join(buildDir, "dist", "client", "agentctl.js");
+}
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs agentctl with only the AGENTD_* variables given here (none inherited). */
+function agentctl(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  const base: NodeJS.ProcessEnv = { PATH: process.env.PATH, NO_COLOR: "1" };
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], { env: { ...base, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
+    child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
+    child.once("error", reject);
+    child.once("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Environment pointing agentctl at the target. */
+const targetEnv = (): Record<string, string> => ({
+  AGENTD_URL: target.url,
+  AGENTD_TOKEN: target.token,
+  ...(target.ca ? { AGENTD_CACERT: target.ca } : {}),
+});
+
+function parseJson(run: Run): unknown {
+  try {
+    return JSON.parse(run.stdout);
+  } catch {
+    throw new Error(`stdout is not JSON (exit ${run.code}):\n${run.stdout}\nstderr:\n${run.stderr}`);
+  }
+}
+
+beforeAll(async () => {
+  [target, bin] = await Promise.all([startTarget(), buildCli()]);
+});
+
+afterAll(async () => {
+  await target?.stop();
+  if (buildDir) await rm(buildDir, { recursive: true, force: true });
+});
+
+describe("agents list", () => {
+  it("prints an aligned table with one row per agent", async () => {
+    const run = await agentctl(["agents", "list"], targetEnv());
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    const lines = run.stdout.trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^ID\s+NUMBER\s+LOGGED\s+PAUSED\s+REASON\s+EXTENSION\s+CONTEXT\s+INTERFACE$/);
+    // Columns line up: every row's NUMBER starts where the header's does.
+    const numberColumn = lines[0]!.indexOf("NUMBER");
+    for (const line of lines.slice(1)) expect(line.slice(numberColumn)).toMatch(/^\d+\s/);
+    if (target.isMock) {
+      expect(lines).toHaveLength(4);
+      expect(lines[3]).toMatch(/^3\s+1003\s+yes\s+yes\s+lunch break\s+1003\s+default\s+SIP\/carol$/);
+      expect(lines[2]).toMatch(/^2\s+1002\s+no\s+no\s+-\s+-\s+-\s+-$/);
+    }
+  });
+
+  it("--json prints the contract's list, before or after the command", async () => {
+    for (const args of [["--json", "agents", "list"], ["agents", "list", "--json"]]) {
+      const run = await agentctl(args, targetEnv());
+      expect(run.code, run.stderr).toBe(0);
+      expectValid(contract.responseValidator("listAgents", 200), parseJson(run));
+    }
+  });
+
+  it("takes --url and --token as options as well as from the environment", async () => {
+    const run = await agentctl(["--url", target.url, "--token", target.token, ...(target.ca ? ["--cacert", target.ca] : []), "agents", "list", "--json"]);
+    expect(run.code, run.stderr).toBe(0);
+    expectValid(contract.responseValidator("listAgents", 200), parseJson(run));
+  });
+});
+
+describe("agents get", () => {
+  it("--id prints the agent as key/value lines", async () => {
+    const run = await agentctl(["agents", "get", "--id", "1"], targetEnv());
+    if (!target.isMock && run.code === 1) {
+      // A server without agent 1 must say so through the contract's error.
+      expect(run.stderr).toBe("error: 404 no such agent\n");
+      return;
+    }
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^id:\s+1$/m);
+    expect(run.stdout).toMatch(/^origin_uuid:\s+[0-9a-f-]{36}$/m);
+    expect(run.stdout).toMatch(/^paused_reason:\s+\S+$/m);
+  });
+
+  it("--number --json prints the contract's agent status", async () => {
+    const run = await agentctl(["agents", "get", "--number", "1001", "--json"], targetEnv());
+    expect(run.code, run.stderr).toBe(0);
+    expectValid(contract.responseValidator("getAgentByNumber", 200), parseJson(run));
+  });
+
+  it("an API error exits 1 with the status and the contract's error", async () => {
+    const run = await agentctl(["agents", "get", "--number", "12a", "--json"], targetEnv());
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^error: 400 invalid request\n {2}path agent_number: /);
+    const body = parseJson(run);
+    expect(body).toMatchObject({ status: 400, error: "invalid request" });
+  });
+});
+
+describe("agents pause", () => {
+  it("pauses with a reason and says so", async () => {
+    const run = await agentctl(["agents", "pause", "1001", "--reason", "lunch break"], targetEnv());
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe("agent 1001 paused (reason: lunch break)\n");
+  });
+
+  it("--json prints what was done", async () => {
+    const run = await agentctl(["agents", "pause", "1001", "--json"], targetEnv());
+    expect(run.code, run.stderr).toBe(0);
+    expect(parseJson(run)).toEqual({ number: "1001", paused: true, paused_reason: null });
+  });
+});
+
+describe("usage errors exit 2", () => {
+  const cases: [string, string[], RegExp][] = [
+    ["neither --id nor --number", ["agents", "get"], /exactly one of --id or --number/],
+    ["both --id and --number", ["agents", "get", "--id", "1", "--number", "1"], /cannot be used with/],
+    ["a non-numeric --id", ["agents", "get", "--id", "one"], /--id .* is invalid/],
+    ["pause without a number", ["agents", "pause"], /missing required argument 'number'/],
+    ["an unknown command", ["agents", "remove"], /unknown command 'remove'/],
+    ["an unknown option", ["agents", "list", "--colour"], /unknown option '--colour'/],
+  ];
+  for (const [label, args, message] of cases) {
+    it(label, async () => {
+      const run = await agentctl(args, targetEnv());
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(message);
+      expect(run.stdout).toBe("");
+    });
+  }
+
+  it("a missing token", async () => {
+    const run = await agentctl(["agents", "list"], { AGENTD_URL: target.url });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/missing token: pass --token or set AGENTD_TOKEN/);
+  });
+
+  it("an unreadable --cacert file", async () => {
+    const run = await agentctl(["agents", "list"], { ...targetEnv(), AGENTD_CACERT: "/nonexistent/ca.pem" });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/cannot read CA certificate file \/nonexistent\/ca\.pem/);
+  });
+
+  it("--help is not an error", async () => {
+    const run = await agentctl(["agents", "--help"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/list/);
+    expect(run.stdout).toMatch(/pause/);
+  });
+});
+
+describe("network errors exit 1", () => {
+  it("an unreachable URL names the URL and the cause", async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}/1.0`;
+    const run = await agentctl(["agents", "list"], { AGENTD_URL: url, AGENTD_TOKEN: "t" });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(`error: cannot reach ${url}/agents: connect ECONNREFUSED 127.0.0.1:${port}\n`);
+  });
+
+  it("the default URL is https://localhost:9493/1.0", async () => {
+    const run = await agentctl(["agents", "list"], { AGENTD_TOKEN: "t" });
+    // Whatever answers there (nothing, or a server with a self-signed
+    // certificate), the message names the default URL.
+    expect(run.stderr).toContain("https://localhost:9493/1.0/agents");
+  });
+});
