@@ -47,7 +47,13 @@ export class ExternalVerifier implements TokenVerifier {
     const size = options.cacheSize ?? 10_000;
     this.allowed =
       ttl > 0 && size > 0
-        ? new LRUCache<string, true>({ max: size, ttl, ...(options.clock ? { perf: options.clock } : {}) })
+        ? new LRUCache<string, true>({
+            max: size,
+            ttl,
+            // Read the clock on every lookup: an expired answer must not live on for a resolution tick.
+            ttlResolution: 0,
+            ...(options.clock ? { perf: options.clock } : {}),
+          })
         : null;
     if (options.fetch) {
       this.fetch = options.fetch;
@@ -58,7 +64,10 @@ export class ExternalVerifier implements TokenVerifier {
       const agent = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 60_000 });
       this.agent = agent;
       this.fetch = async (url, init) => {
-        const response = await request(url, { method: init.method, signal: init.signal, dispatcher: agent });
+        // undici closes the connection after a HEAD by default, in case a
+        // broken server sends a body anyway; a wazo-auth compatible service
+        // does not, and reusing the connection is what keeps a cache miss cheap.
+        const response = await request(url, { method: init.method, signal: init.signal, dispatcher: agent, reset: false });
         // Release the connection back to the pool; a HEAD answer has no body anyway.
         await response.body.dump();
         return { status: response.statusCode };

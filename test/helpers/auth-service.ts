@@ -24,6 +24,8 @@ export class AuthService {
   mode: AuthServiceMode = "normal";
   slowMs = 5000;
   readonly requests: AuthServiceRequest[] = [];
+  /** TCP connections accepted so far: shows whether clients keep them alive. */
+  connections = 0;
   private readonly sockets = new Set<Socket>();
   private readonly server: Server;
   url = "";
@@ -57,6 +59,7 @@ export class AuthService {
       else answer();
     });
     this.server.on("connection", (socket) => {
+      this.connections++;
       this.sockets.add(socket);
       socket.on("close", () => this.sockets.delete(socket));
     });

@@ -1,0 +1,246 @@
+// Configuration from the environment: defaults, every variable's
+// validation (the message names the variable) and the .env helper.
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ENV_DOCS, loadConfig, loadDotEnv } from "../server/config/load.js";
+import type { Config } from "../server/config.js";
+
+function ok(env: NodeJS.ProcessEnv, cwd = "/srv/agentd"): Config {
+  const result = loadConfig(env, cwd);
+  if (!result.ok) throw new Error(`unexpected errors: ${result.errors.join("; ")}`);
+  return result.config;
+}
+
+function errors(env: NodeJS.ProcessEnv): string[] {
+  const result = loadConfig(env, "/srv/agentd");
+  if (result.ok) throw new Error(`accepted ${JSON.stringify(env)}`);
+  return result.errors;
+}
+
+describe("defaults", () => {
+  it("an empty environment gives the documented defaults", () => {
+    expect(ok({})).toEqual({
+      host: "127.0.0.1",
+      port: 9493,
+      dataDir: "/srv/agentd/data",
+      databaseUrl: null,
+      tlsCert: null,
+      tlsKey: null,
+      originUuid: null,
+      adminToken: null,
+      authUrl: null,
+      authTimeoutMs: 2000,
+      authCacheTtlMs: 10_000,
+      authCacheSize: 10_000,
+      validateResponses: false,
+      bodyLimitBytes: 16_384,
+      rateLimit: { perSecond: 100, burst: 200 },
+      corsOrigins: [],
+      dbTimeoutMs: 5000,
+      shutdownTimeoutMs: 10_000,
+      logLevel: "info",
+    } satisfies Config);
+  });
+
+  it("empty values count as unset", () => {
+    expect(ok({ AGENTD_PORT: "", AGENTD_DATABASE_URL: " ", AGENTD_TLS_CERT: "" })).toEqual(ok({}));
+  });
+
+  it("ignores unrelated variables", () => {
+    expect(ok({ PATH: "/bin", PORT: "x", AGENTD_TEST_DATABASE_URL: "nonsense" })).toEqual(ok({}));
+  });
+
+  it("every variable in ENV_DOCS is read", () => {
+    const names = ENV_DOCS.map((d) => d.name);
+    expect(new Set(names).size).toBe(names.length);
+    // Each documented variable changes the result or is validated when given garbage.
+    for (const name of names) {
+      const result = loadConfig({ [name]: "\u0000garbage value" }, "/srv/agentd");
+      const changed = result.ok ? JSON.stringify(result.config) !== JSON.stringify(ok({})) : result.errors.some((e) => e.includes(name));
+      expect(changed, name).toBe(true);
+    }
+    for (const doc of ENV_DOCS) expect(doc.description.length, doc.name).toBeGreaterThan(10);
+    expect(ENV_DOCS.find((d) => d.name === "AGENTD_PORT")?.default).toBe("9493");
+  });
+});
+
+describe("valid values", () => {
+  it("parses every variable", () => {
+    const config = ok({
+      AGENTD_HOST: "0.0.0.0",
+      AGENTD_PORT: "0",
+      AGENTD_DATA_DIR: "var/agentd",
+      AGENTD_DATABASE_URL: "postgresql://agentd:secret@db.example:5432/agentd",
+      AGENTD_TLS_CERT: "tls/cert.pem",
+      AGENTD_TLS_KEY: "/etc/agentd/key.pem",
+      AGENTD_ORIGIN_UUID: "0F6E0A6C-3A1B-4E5B-9C4D-1234567890AB",
+      AGENTD_ADMIN_TOKEN: "0123456789abcdef-admin",
+      AGENTD_AUTH_URL: "https://auth.example:9497/",
+      AGENTD_AUTH_TIMEOUT: "500ms",
+      AGENTD_AUTH_CACHE_TTL: "0",
+      AGENTD_AUTH_CACHE_SIZE: "50",
+      AGENTD_VALIDATE_RESPONSES: "1",
+      AGENTD_BODY_LIMIT: "1mb",
+      AGENTD_RATE_LIMIT: "10",
+      AGENTD_RATE_BURST: "10",
+      AGENTD_CORS_ORIGINS: "https://app.example.com, http://localhost:5173",
+      AGENTD_DB_TIMEOUT: "1m",
+      AGENTD_SHUTDOWN_TIMEOUT: "2s",
+      AGENTD_LOG_LEVEL: "debug",
+    });
+    expect(config).toEqual({
+      host: "0.0.0.0",
+      port: 0,
+      dataDir: "/srv/agentd/var/agentd",
+      databaseUrl: "postgresql://agentd:secret@db.example:5432/agentd",
+      tlsCert: "/srv/agentd/tls/cert.pem",
+      tlsKey: "/etc/agentd/key.pem",
+      originUuid: "0f6e0a6c-3a1b-4e5b-9c4d-1234567890ab",
+      adminToken: "0123456789abcdef-admin",
+      authUrl: "https://auth.example:9497",
+      authTimeoutMs: 500,
+      authCacheTtlMs: 0,
+      authCacheSize: 50,
+      validateResponses: true,
+      bodyLimitBytes: 1_048_576,
+      rateLimit: { perSecond: 10, burst: 10 },
+      corsOrigins: ["https://app.example.com", "http://localhost:5173"],
+      dbTimeoutMs: 60_000,
+      shutdownTimeoutMs: 2000,
+      logLevel: "debug",
+    } satisfies Config);
+  });
+
+  it("accepts the documented spellings", () => {
+    expect(ok({ AGENTD_BODY_LIMIT: "16384" }).bodyLimitBytes).toBe(16_384);
+    expect(ok({ AGENTD_BODY_LIMIT: "16kb" }).bodyLimitBytes).toBe(16_384);
+    expect(ok({ AGENTD_AUTH_TIMEOUT: "2500" }).authTimeoutMs).toBe(2500);
+    expect(ok({ AGENTD_AUTH_TIMEOUT: "2s" }).authTimeoutMs).toBe(2000);
+    expect(ok({ AGENTD_SHUTDOWN_TIMEOUT: "1m" }).shutdownTimeoutMs).toBe(60_000);
+    expect(ok({ AGENTD_VALIDATE_RESPONSES: "true" }).validateResponses).toBe(true);
+    expect(ok({ AGENTD_VALIDATE_RESPONSES: "false" }).validateResponses).toBe(false);
+    expect(ok({ AGENTD_VALIDATE_RESPONSES: "0" }).validateResponses).toBe(false);
+    expect(ok({ AGENTD_DATABASE_URL: "postgres://postgres@127.0.0.1:5432/test" }).databaseUrl).toBe("postgres://postgres@127.0.0.1:5432/test");
+    expect(ok({ AGENTD_CORS_ORIGINS: "*" }).corsOrigins).toEqual(["*"]);
+    expect(ok({ AGENTD_AUTH_URL: "http://auth:9497/api/auth//" }).authUrl).toBe("http://auth:9497/api/auth");
+    expect(ok({ AGENTD_DATA_DIR: "/var/lib/agentd" }).dataDir).toBe("/var/lib/agentd");
+  });
+
+  it("AGENTD_RATE_LIMIT=0 disables rate limiting; the burst defaults to twice the rate", () => {
+    expect(ok({ AGENTD_RATE_LIMIT: "0" }).rateLimit).toBeNull();
+    expect(ok({ AGENTD_RATE_LIMIT: "500" }).rateLimit).toEqual({ perSecond: 500, burst: 1000 });
+    expect(ok({ AGENTD_RATE_BURST: "150" }).rateLimit).toEqual({ perSecond: 100, burst: 150 });
+  });
+
+  it("resolves a relative data directory against the working directory", () => {
+    expect(ok({}, "/tmp/elsewhere").dataDir).toBe("/tmp/elsewhere/data");
+    expect(loadConfig({}).ok && (loadConfig({}) as { config: Config }).config.dataDir).toBe(resolve("data"));
+  });
+});
+
+describe("bad values name their variable", () => {
+  const cases: Array<[string, string, RegExp]> = [
+    ["AGENTD_HOST", "local host", /host name or IP/],
+    ["AGENTD_PORT", "abc", /^AGENTD_PORT: must be an integer from 0 to 65535, got "abc"$/],
+    ["AGENTD_PORT", "65536", /integer from 0 to 65535/],
+    ["AGENTD_PORT", "-1", /integer from 0 to 65535/],
+    ["AGENTD_PORT", "80.5", /integer/],
+    ["AGENTD_DATABASE_URL", "mysql://db/agentd", /postgres:\/\/ or postgresql:\/\//],
+    ["AGENTD_DATABASE_URL", "not a url", /postgres:\/\//],
+    ["AGENTD_ORIGIN_UUID", "1234", /must be a UUID, got "1234"/],
+    ["AGENTD_ADMIN_TOKEN", "short", /at least 16/],
+    ["AGENTD_ADMIN_TOKEN", "sixteen chars with spaces", /without spaces/],
+    ["AGENTD_AUTH_URL", "ftp://auth", /http:\/\/ or https:\/\//],
+    ["AGENTD_AUTH_URL", "auth.example:9497", /http:\/\/ or https:\/\//],
+    ["AGENTD_AUTH_URL", "https://auth/?x=1", /query/],
+    ["AGENTD_AUTH_TIMEOUT", "soon", /duration like 500ms, 2s or 1m/],
+    ["AGENTD_AUTH_TIMEOUT", "0", /greater than 0/],
+    ["AGENTD_AUTH_TIMEOUT", "-2s", /duration/],
+    ["AGENTD_AUTH_CACHE_TTL", "ten", /duration/],
+    ["AGENTD_AUTH_CACHE_SIZE", "0", /integer from 1/],
+    ["AGENTD_AUTH_CACHE_SIZE", "1e3", /integer/],
+    ["AGENTD_VALIDATE_RESPONSES", "yes", /true, false, 1 or 0/],
+    ["AGENTD_BODY_LIMIT", "big", /size in bytes/],
+    ["AGENTD_BODY_LIMIT", "0", /size in bytes/],
+    ["AGENTD_BODY_LIMIT", "-1kb", /size in bytes/],
+    ["AGENTD_RATE_LIMIT", "fast", /integer/],
+    ["AGENTD_RATE_LIMIT", "1.5", /integer/],
+    ["AGENTD_RATE_BURST", "50", /at least AGENTD_RATE_LIMIT \(100\)/],
+    ["AGENTD_RATE_BURST", "lots", /integer/],
+    ["AGENTD_CORS_ORIGINS", "https://app.example.com/", /not an origin/],
+    ["AGENTD_CORS_ORIGINS", "app.example.com", /not an origin/],
+    ["AGENTD_CORS_ORIGINS", "*,https://a.example", /cannot be combined/],
+    ["AGENTD_DB_TIMEOUT", "forever", /duration/],
+    ["AGENTD_DB_TIMEOUT", "30d", /duration/], // beyond what a timer can wait
+    ["AGENTD_SHUTDOWN_TIMEOUT", "1x", /duration/],
+    ["AGENTD_LOG_LEVEL", "verbose", /one of fatal, error, warn, info, debug, trace, silent/],
+  ];
+
+  it.each(cases)("%s=%j", (name, value, message) => {
+    const found = errors({ [name]: value });
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatch(new RegExp(`^${name}: `));
+    expect(found[0]).toMatch(message);
+  });
+
+  it("reports every bad variable at once", () => {
+    const found = errors({ AGENTD_PORT: "x", AGENTD_LOG_LEVEL: "loud", AGENTD_BODY_LIMIT: "huge" });
+    expect(found.map((e) => e.split(":")[0])).toEqual(["AGENTD_PORT", "AGENTD_BODY_LIMIT", "AGENTD_LOG_LEVEL"]);
+  });
+
+  it("never echoes a secret back", () => {
+    const [tokenError] = errors({ AGENTD_ADMIN_TOKEN: "s3cr3t" });
+    expect(tokenError).not.toContain("s3cr3t");
+    const [urlError] = errors({ AGENTD_DATABASE_URL: "mysql://root:hunter2@db/x" });
+    expect(urlError).not.toContain("hunter2");
+    expect(urlError).toMatch(/^AGENTD_DATABASE_URL: /);
+  });
+});
+
+describe("TLS files: both or neither", () => {
+  it("neither is fine (generated certificate)", () => {
+    expect(ok({}).tlsCert).toBeNull();
+  });
+
+  it("both are fine and resolved to absolute paths", () => {
+    const config = ok({ AGENTD_TLS_CERT: "c.pem", AGENTD_TLS_KEY: "k.pem" });
+    expect([config.tlsCert, config.tlsKey]).toEqual(["/srv/agentd/c.pem", "/srv/agentd/k.pem"]);
+  });
+
+  it("only one is an error naming the missing one and its partner", () => {
+    expect(errors({ AGENTD_TLS_CERT: "c.pem" })).toEqual([
+      "AGENTD_TLS_KEY: must be set together with AGENTD_TLS_CERT (or neither, for a generated self-signed certificate)",
+    ]);
+    expect(errors({ AGENTD_TLS_KEY: "k.pem" })).toEqual([
+      "AGENTD_TLS_CERT: must be set together with AGENTD_TLS_KEY (or neither, for a generated self-signed certificate)",
+    ]);
+  });
+});
+
+describe("loadDotEnv", () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "agentd-dotenv-"));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("loads .env without overriding real variables", async () => {
+    await writeFile(join(dir, ".env"), "AGENTD_PORT=9999\nAGENTD_LOG_LEVEL=debug\n# comment\nAGENTD_CORS_ORIGINS=\"https://a.example\"\n");
+    const env: NodeJS.ProcessEnv = { AGENTD_PORT: "8443" };
+    expect(loadDotEnv(dir, env)).toBe(join(dir, ".env"));
+    expect(env).toEqual({ AGENTD_PORT: "8443", AGENTD_LOG_LEVEL: "debug", AGENTD_CORS_ORIGINS: "https://a.example" });
+    const config = ok(env);
+    expect([config.port, config.logLevel, config.corsOrigins]).toEqual([8443, "debug", ["https://a.example"]]);
+  });
+
+  it("is a no-op without a .env file", async () => {
+    const empty = await mkdtemp(join(dir, "empty-"));
+    const env: NodeJS.ProcessEnv = { A: "1" };
+    expect(loadDotEnv(empty, env)).toBeNull();
+    expect(env).toEqual({ A: "1" });
+  });
+});
