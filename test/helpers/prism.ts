@@ -20,6 +20,11 @@
 // one certificate and still checks the host name. `insecureTls: true`
 // instead sets NODE_TLS_REJECT_UNAUTHORIZED=0 in the child only (no check at
 // all); prefer `upstreamCa`. Neither touches the test process's own TLS.
+//
+// Proxy mode validates the request before forwarding it: a request without
+// `X-Auth-Token` never reaches the upstream and gets Prism's own 401
+// problem+json (not the contract's example, unlike mock mode); with
+// `errors: true` a response that breaks the contract becomes a Prism error.
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { freePort } from "./ports.js";
