@@ -52,7 +52,8 @@ export function createApp({ config, store, verifier, logger }: AppDeps): Express
   app.use(
     OpenApiValidator.middleware({
       apiSpec: CONTRACT_PATH,
-      validateRequests: { allowUnknownQueryParameters: false, coerceTypes: true },
+      // Parameters are always coerced from strings; bodies never are: `{"reason": 42}` is a 400.
+      validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false },
       validateResponses: config.validateResponses ? { removeAdditional: false } : false,
       validateSecurity: { handlers: securityHandlers(verifier) },
       validateFormats: true,

@@ -1,0 +1,309 @@
+// The real server, in process: HTTPS on an ephemeral port, a fresh PGlite
+// data directory, response validation on. Every answer is checked against
+// openapi.yaml.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadContract, expectValid } from "./helpers/contract.js";
+import { startTestServer, type Answer, type TestServer } from "./helpers/server.js";
+
+const contract = loadContract();
+const errorSchema = contract.schemaValidator("Error");
+
+/** Asserts the status, and that the body is what the contract documents for it. */
+function expectAnswer(answer: Answer, operationId: string, status: number): any {
+  expect(answer.status, answer.text).toBe(status);
+  if (status === 204) {
+    expect(answer.text).toBe("");
+    return undefined;
+  }
+  expect(answer.headers["content-type"]).toMatch(/^application\/json/);
+  return expectValid(contract.responseValidator(operationId, status), answer.json, `${operationId} ${status}`);
+}
+
+function expectError(answer: Answer, status: number, error: string): any {
+  expect(answer.status, answer.text).toBe(status);
+  expectValid(errorSchema, answer.json, `${status} body`);
+  expect(answer.json.error).toBe(error);
+  return answer.json;
+}
+
+describe("the server's four operations", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it("lists the demo agents in every state, with the deployment's origin_uuid", async () => {
+    const agents = expectAnswer(await server.call("GET", "/agents"), "listAgents", 200) as any[];
+    expect(agents.length).toBeGreaterThanOrEqual(3);
+    expect(agents.map((a) => a.id)).toEqual([...agents.map((a) => a.id)].sort((a, b) => a - b));
+    expect(new Set(agents.map((a) => a.origin_uuid)).size).toBe(1);
+    expect(agents.some((a) => a.logged && !a.paused)).toBe(true);
+    expect(agents.some((a) => !a.logged && a.extension === null && a.state_interface === null)).toBe(true);
+    expect(agents.some((a) => a.paused && a.paused_reason)).toBe(true);
+  });
+
+  it("gets an agent by id and by number", async () => {
+    const byId = expectAnswer(await server.call("GET", "/agents/by-id/1"), "getAgentById", 200);
+    const byNumber = expectAnswer(await server.call("GET", `/agents/by-number/${byId.number}`), "getAgentByNumber", 200);
+    expect(byNumber).toEqual(byId);
+  });
+
+  it("answers 404 no such agent for unknown ids and numbers", async () => {
+    expectError(await server.call("GET", "/agents/by-id/999999"), 404, "no such agent");
+    expectAnswer(await server.call("GET", "/agents/by-id/999999"), "getAgentById", 404);
+    expectAnswer(await server.call("GET", "/agents/by-number/999999"), "getAgentByNumber", 404);
+    expectAnswer(await server.call("POST", "/agents/by-number/999999/pause", { body: {} }), "pauseAgentByNumber", 404);
+  });
+
+  it("pauses a logged-in agent with a reason, replaces the reason, and clears it without one", async () => {
+    expectAnswer(await server.call("POST", "/agents/by-number/1001/pause", { body: { reason: "coffee" } }), "pauseAgentByNumber", 204);
+    let agent = expectAnswer(await server.call("GET", "/agents/by-number/1001"), "getAgentByNumber", 200);
+    expect(agent).toMatchObject({ paused: true, paused_reason: "coffee" });
+
+    expectAnswer(await server.call("POST", "/agents/by-number/1001/pause", { body: { reason: "training" } }), "pauseAgentByNumber", 204);
+    agent = (await server.call("GET", "/agents/by-number/1001")).json;
+    expect(agent).toMatchObject({ paused: true, paused_reason: "training" });
+
+    // No body at all, then an empty object: both valid, both pause without a reason.
+    expectAnswer(await server.call("POST", "/agents/by-number/1001/pause"), "pauseAgentByNumber", 204);
+    agent = (await server.call("GET", "/agents/by-number/1001")).json;
+    expect(agent).toMatchObject({ paused: true, paused_reason: null });
+    expectAnswer(await server.call("POST", "/agents/by-number/1001/pause", { body: {} }), "pauseAgentByNumber", 204);
+  });
+
+  it("answers 409 not logged in when pausing a logged-out agent, and changes nothing", async () => {
+    const before = (await server.call("GET", "/agents/by-id/2")).json;
+    expect(before.logged).toBe(false);
+    const body = expectAnswer(
+      await server.call("POST", `/agents/by-number/${before.number}/pause`, { body: { reason: "x" } }),
+      "pauseAgentByNumber",
+      409,
+    );
+    expect(body.error).toBe("not logged in");
+    expect((await server.call("GET", "/agents/by-id/2")).json).toEqual(before);
+  });
+});
+
+describe("invalid requests", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it.each(["abc", "0", "-1", "1.5", "2147483648", "99999999999999999999"])("rejects agent_id %j with 400 naming the parameter", async (id) => {
+    const body = expectAnswer(await server.call("GET", `/agents/by-id/${id}`), "getAgentById", 400);
+    expect(body.error).toBe("invalid request");
+    expect(body.details).toContainEqual(expect.objectContaining({ location: "path", path: "agent_id" }));
+  });
+
+  it.each(["12a", "1".repeat(41), "%20", "-1"])("rejects agent_number %j with 400", async (number) => {
+    const body = expectAnswer(await server.call("GET", `/agents/by-number/${number}`), "getAgentByNumber", 400);
+    expect(body.details).toContainEqual(expect.objectContaining({ location: "path", path: "agent_number" }));
+    expectAnswer(await server.call("POST", `/agents/by-number/${number}/pause`, { body: {} }), "pauseAgentByNumber", 400);
+  });
+
+  it.each([
+    ["an empty reason", { reason: "" }],
+    ["a reason over 80 characters", { reason: "x".repeat(81) }],
+    ["a reason that is not a string", { reason: 42 }],
+    ["an unknown field", { reason: "ok", until: "tomorrow" }],
+    ["an array", ["lunch"]],
+  ])("rejects a pause body with %s, and the agent is unchanged", async (_label, payload) => {
+    const before = (await server.call("GET", "/agents/by-number/1005")).json;
+    const body = expectAnswer(await server.call("POST", "/agents/by-number/1005/pause", { body: payload }), "pauseAgentByNumber", 400);
+    expect(body.details?.[0]?.location).toBe("body");
+    expect((await server.call("GET", "/agents/by-number/1005")).json).toEqual(before);
+  });
+
+  it("rejects malformed JSON with 400", async () => {
+    const answer = await server.call("POST", "/agents/by-number/1005/pause", {
+      rawBody: '{"reason": "lunch',
+      headers: { "content-type": "application/json" },
+    });
+    expectAnswer(answer, "pauseAgentByNumber", 400);
+  });
+
+  it("rejects a JSON null body with 400", async () => {
+    const answer = await server.call("POST", "/agents/by-number/1005/pause", { rawBody: "null", headers: { "content-type": "application/json" } });
+    expectAnswer(answer, "pauseAgentByNumber", 400);
+  });
+
+  it("rejects a body that is not JSON with 415, with or without a Content-Type", async () => {
+    for (const headers of <Record<string, string>[]>[{ "content-type": "text/plain" }, { "content-type": "application/x-www-form-urlencoded" }, {}]) {
+      const answer = await server.call("POST", "/agents/by-number/1005/pause", { rawBody: "reason=lunch", headers });
+      expectError(answer, 415, "unsupported media type");
+      expectAnswer(answer, "pauseAgentByNumber", 415);
+    }
+    expect((await server.call("GET", "/agents/by-number/1005")).json.paused).toBe(false);
+  });
+
+  it("rejects a body over the limit with 413", async () => {
+    const answer = await server.call("POST", "/agents/by-number/1005/pause", { body: { reason: "x".repeat(20_000) } });
+    expectAnswer(answer, "pauseAgentByNumber", 413);
+    expect(answer.json.error).toBe("payload too large");
+  });
+
+  it("rejects unknown query parameters with 400", async () => {
+    const body = expectAnswer(await server.call("GET", "/agents?limit=10"), "listAgents", 400);
+    expect(body.details).toContainEqual(expect.objectContaining({ location: "query", path: "limit" }));
+  });
+
+  it("answers 405 for a method the contract does not have, and 404 for an unknown route, with the Error body", async () => {
+    expectError(await server.call("DELETE", "/agents"), 405, "method not allowed");
+    expectError(await server.call("PUT", "/agents/by-number/1001/pause", { body: {} }), 405, "method not allowed");
+    expectError(await server.call("GET", "/agents/by-name/alice"), 404, "not found");
+    expectError(await server.call("GET", "/../../etc/passwd"), 404, "not found");
+    const outside = await server.call("GET", "/".repeat(1), { headers: {} });
+    expect(outside.status).toBe(404);
+    // Outside the base path altogether.
+    const root = await fetchOutsideBase(server, "/2.0/agents");
+    expectError(root, 404, "not found");
+  });
+
+  it("sends a request id with every answer", async () => {
+    const answer = await server.call("GET", "/agents/by-id/1", { headers: { "x-request-id": "trace-me-42" } });
+    expect(answer.headers["x-request-id"]).toBe("trace-me-42");
+    expect((await server.call("GET", "/agents")).headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+async function fetchOutsideBase(server: TestServer, path: string): Promise<Answer> {
+  const base = server.url.replace(/\/1\.0$/, "");
+  const { request } = await import("undici");
+  const answer = await request(base + path, { headers: { "x-auth-token": "whatever" }, dispatcher: server.dispatcher });
+  const text = await answer.body.text();
+  return { status: answer.statusCode, headers: answer.headers, json: JSON.parse(text), text };
+}
+
+describe("tokens and ACLs (embedded verifier)", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it("answers 401 without a token, with an unknown token and with an empty one", async () => {
+    for (const token of [null, "no-such-token", ""]) {
+      for (const [method, path, operationId] of [
+        ["GET", "/agents", "listAgents"],
+        ["GET", "/agents/by-id/1", "getAgentById"],
+        ["GET", "/agents/by-number/1001", "getAgentByNumber"],
+        ["POST", "/agents/by-number/1001/pause", "pauseAgentByNumber"],
+      ] as const) {
+        const answer = await server.call(method, path, { token });
+        expectAnswer(answer, operationId, 401);
+        expect(answer.json.error).toBe("invalid token or unauthorized");
+      }
+    }
+  });
+
+  it("answers 401 once a token has expired, and once it is revoked", async () => {
+    const shortLived = await server.createToken(["agentd.#"], 1);
+    expect((await server.call("GET", "/agents", { token: shortLived })).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    expectError(await server.call("GET", "/agents", { token: shortLived }), 401, "invalid token or unauthorized");
+
+    const revoked = await server.createToken(["agentd.#"]);
+    expect((await server.call("GET", "/agents", { token: revoked })).status).toBe(200);
+    await server.revokeToken(revoked);
+    expectError(await server.call("GET", "/agents", { token: revoked }), 401, "invalid token or unauthorized");
+  });
+
+  it("answers 403 insufficient permissions for a valid token without the operation's ACL", async () => {
+    const readOnly = await server.createToken(["agentd.agents.read"]);
+    expect((await server.call("GET", "/agents", { token: readOnly })).status).toBe(200);
+    expectAnswer(await server.call("GET", "/agents/by-id/1", { token: readOnly }), "getAgentById", 403);
+    const answer = await server.call("POST", "/agents/by-number/1001/pause", { token: readOnly, body: {} });
+    expectAnswer(answer, "pauseAgentByNumber", 403);
+    expect(answer.json.error).toBe("insufficient permissions");
+  });
+
+  it("fills path values into the ACL: a token for one agent cannot act on another", async () => {
+    const one = await server.createToken(["agentd.agents.by-number.1001.read", "agentd.agents.by-number.1001.pause.create"]);
+    expect((await server.call("GET", "/agents/by-number/1001", { token: one })).status).toBe(200);
+    expect((await server.call("POST", "/agents/by-number/1001/pause", { token: one })).status).toBe(204);
+    expectError(await server.call("GET", "/agents/by-number/1003", { token: one }), 403, "insufficient permissions");
+    expectError(await server.call("POST", "/agents/by-number/1003/pause", { token: one }), 403, "insufficient permissions");
+  });
+
+  it("honours * (one segment) and # (any number of segments)", async () => {
+    const star = await server.createToken(["agentd.agents.by-number.*.read"]);
+    expect((await server.call("GET", "/agents/by-number/1003", { token: star })).status).toBe(200);
+    expectError(await server.call("POST", "/agents/by-number/1003/pause", { token: star }), 403, "insufficient permissions");
+    expectError(await server.call("GET", "/agents/by-id/1", { token: star }), 403, "insufficient permissions");
+
+    const hash = await server.createToken(["agentd.agents.by-number.#"]);
+    expect((await server.call("GET", "/agents/by-number/1003", { token: hash })).status).toBe(200);
+    expect((await server.call("POST", "/agents/by-number/1005/pause", { token: hash })).status).toBe(204);
+    expectError(await server.call("GET", "/agents", { token: hash }), 403, "insufficient permissions");
+
+    const all = await server.createToken(["agentd.#"]);
+    expect((await server.call("GET", "/agents/by-id/1", { token: all })).status).toBe(200);
+  });
+
+  it("checks the token before the request: an invalid request without a token is a 401", async () => {
+    expectError(await server.call("GET", "/agents/by-id/abc", { token: null }), 401, "invalid token or unauthorized");
+  });
+});
+
+describe("rate limit and CORS", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({
+      AGENTD_RATE_LIMIT: "2",
+      AGENTD_RATE_BURST: "3",
+      AGENTD_CORS_ORIGINS: "https://supervisor.example",
+    });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it("answers 429 with Retry-After once a token has used its burst, per token", async () => {
+    const statuses: number[] = [];
+    let limited: Answer | undefined;
+    for (let i = 0; i < 8; i++) {
+      const answer = await server.call("GET", "/agents/by-id/1");
+      statuses.push(answer.status);
+      if (answer.status === 429) limited ??= answer;
+    }
+    expect(statuses.slice(0, 3)).toEqual([200, 200, 200]);
+    expect(limited, `statuses ${statuses.join(",")}`).toBeDefined();
+    expectAnswer(limited!, "getAgentById", 429);
+    expect(limited!.json.error).toBe("too many requests");
+    expect(Number(limited!.headers["retry-after"])).toBeGreaterThanOrEqual(1);
+
+    // Another token has its own budget.
+    const other = await server.createToken(["agentd.#"]);
+    expect((await server.call("GET", "/agents/by-id/1", { token: other })).status).toBe(200);
+  });
+
+  it("allows the configured origin with Content-Type and X-Auth-Token, and no other origin", async () => {
+    const preflight = await server.call("OPTIONS", "/agents/by-number/1001/pause", {
+      token: null,
+      headers: {
+        origin: "https://supervisor.example",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "content-type,x-auth-token",
+      },
+    });
+    expect(preflight.status).toBeLessThan(300);
+    expect(preflight.headers["access-control-allow-origin"]).toBe("https://supervisor.example");
+    expect(String(preflight.headers["access-control-allow-headers"]).toLowerCase()).toContain("x-auth-token");
+    expect(String(preflight.headers["access-control-allow-headers"]).toLowerCase()).toContain("content-type");
+
+    const foreign = await server.call("OPTIONS", "/agents", {
+      token: null,
+      headers: { origin: "https://evil.example", "access-control-request-method": "GET" },
+    });
+    expect(foreign.headers["access-control-allow-origin"]).toBeUndefined();
+  });
+});
