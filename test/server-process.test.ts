@@ -1,0 +1,325 @@
+// `agentd` as an operator runs it: real child processes on a real data
+// directory, talking HTTPS, with the admin CLI beside them.
+import { spawn, type ChildProcess } from "node:child_process";
+import { X509Certificate } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import http from "node:http";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import tls from "node:tls";
+import { Agent, request } from "undici";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { adminSocketPath } from "../server/admin/channel.js";
+import { freePort } from "./helpers/ports.js";
+
+const repoRoot = path.resolve(import.meta.dirname, "..");
+const AGENTD = [path.join(repoRoot, "node_modules/tsx/dist/cli.mjs"), path.join(repoRoot, "server/cli/agentd.ts")];
+
+interface Served {
+  child: ChildProcess;
+  url: string;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+function baseEnv(dataDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, AGENTD_DATA_DIR: dataDir, ...extra };
+  return env;
+}
+
+/** Starts `agentd serve` and resolves once it prints its banner. */
+async function serve(env: NodeJS.ProcessEnv): Promise<Served> {
+  const child = spawn(process.execPath, [...AGENTD, "serve"], { env, cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  child.stdout!.on("data", (chunk) => (out += chunk));
+  child.stderr!.on("data", (chunk) => (err += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no banner in time:\n${err}`)), 60_000);
+    const check = () => {
+      const match = /agentd is serving (https:\/\/\S+)/.exec(err);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stderr!.on("data", check);
+    exited.then((code) => reject(new Error(`agentd serve exited with ${code}:\n${err}`)));
+  });
+  return { child, url, stdout: () => out, stderr: () => err, exited };
+}
+
+/** Runs `agentd <args>` to completion. */
+function agentd(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [...AGENTD, ...args], { env, cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    child.on("exit", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+async function stop(served: Served): Promise<number | null> {
+  served.child.kill("SIGTERM");
+  return served.exited;
+}
+
+function client(dataDir: string) {
+  const ca = readFileSync(path.join(dataDir, "tls/cert.pem"), "utf8");
+  const dispatcher = new Agent({ connect: { ca } });
+  return {
+    dispatcher,
+    async call(url: string, token: string | null, init: { method?: string; body?: unknown } = {}) {
+      const headers: Record<string, string> = {};
+      if (token) headers["x-auth-token"] = token;
+      if (init.body !== undefined) headers["content-type"] = "application/json";
+      const answer = await request(url, {
+        method: (init.method ?? "GET") as "GET",
+        headers,
+        body: init.body === undefined ? undefined : JSON.stringify(init.body),
+        dispatcher,
+      });
+      const text = await answer.body.text();
+      return { status: answer.statusCode, json: text ? JSON.parse(text) : undefined };
+    },
+  };
+}
+
+describe("agentd serve on the embedded defaults", () => {
+  let dataDir: string;
+  let port: number;
+  let served: Served;
+  let adminToken: string;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(path.join(tmpdir(), "agentd-proc-"));
+    port = await freePort();
+    served = await serve(baseEnv(dataDir, { AGENTD_PORT: String(port) }));
+  });
+  afterAll(async () => {
+    if (served && served.child.exitCode === null) await stop(served);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("prints the base URL, the certificate with its fingerprint, and a working admin token on the first start", async () => {
+    const banner = served.stderr();
+    expect(served.url).toBe(`https://127.0.0.1:${port}/1.0`);
+    const certPath = /certificate: (\S+)/.exec(banner)?.[1];
+    expect(certPath).toBe(path.join(dataDir, "tls/cert.pem"));
+    const fingerprint = /SHA-256: +(\S+)/.exec(banner)?.[1];
+    expect(fingerprint).toBe(new X509Certificate(readFileSync(certPath!)).fingerprint256);
+    adminToken = /shown only this once: (\S+)/.exec(banner)?.[1] ?? "";
+    expect(adminToken).toMatch(/^[A-Za-z0-9_-]{32,}$/);
+
+    // The same request the banner suggests with curl, through `localhost` as in the README.
+    const answer = await client(dataDir).call(`https://localhost:${port}/1.0/agents`, adminToken);
+    expect(answer.status).toBe(200);
+    expect(answer.json.length).toBeGreaterThanOrEqual(3);
+  });
+
+  it("never writes a token to its logs", async () => {
+    const c = client(dataDir);
+    await c.call(`${served.url}/agents`, adminToken);
+    await c.call(`${served.url}/agents/by-id/1`, "a-wrong-token-that-must-not-be-logged");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const logs = served.stdout();
+    expect(logs).toContain('"statusCode":401');
+    expect(logs).not.toContain(adminToken);
+    expect(logs).not.toContain("a-wrong-token-that-must-not-be-logged");
+    for (const line of logs.trim().split("\n")) {
+      expect(() => JSON.parse(line), line).not.toThrow();
+    }
+  });
+
+  it("refuses a plain-HTTP request on its port", async () => {
+    const outcome = await new Promise<string>((resolve) => {
+      const req = http.get({ host: "127.0.0.1", port, path: "/1.0/agents", timeout: 5_000 }, (res) =>
+        resolve(`answered ${res.statusCode}`),
+      );
+      req.on("error", (err) => resolve(`refused: ${err.message}`));
+      req.on("timeout", () => {
+        req.destroy();
+        resolve("refused: timeout");
+      });
+    });
+    expect(outcome).toMatch(/^refused/);
+  });
+
+  it("refuses TLS below 1.2", async () => {
+    const outcome = await new Promise<string>((resolve) => {
+      const socket = tls.connect({ host: "127.0.0.1", port, maxVersion: "TLSv1.1", minVersion: "TLSv1", rejectUnauthorized: false });
+      socket.on("secureConnect", () => {
+        socket.destroy();
+        resolve("connected");
+      });
+      socket.on("error", (err) => resolve(`refused: ${err.message}`));
+    });
+    expect(outcome).toMatch(/^refused/);
+  });
+
+  it("keeps its admin socket private to its owner", () => {
+    const socket = adminSocketPath(dataDir);
+    expect(statSync(socket).mode & 0o777).toBe(0o600);
+    expect(statSync(path.dirname(socket)).mode & 0o777).toBe(0o700);
+  });
+
+  it("refuses a second `agentd serve` on the same data directory, and the first keeps serving", async () => {
+    const second = await agentd(["serve"], baseEnv(dataDir, { AGENTD_PORT: String(await freePort()) }));
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(/data directory .* is in use by another agentd process/);
+    expect((await client(dataDir).call(`${served.url}/agents`, adminToken)).status).toBe(200);
+  });
+
+  it("creates and revokes tokens through the running server", async () => {
+    const created = await agentd(["token", "create", "--acl", "agentd.agents.read", "--ttl", "1h"], baseEnv(dataDir));
+    expect(created.code, created.stderr).toBe(0);
+    const token = created.stdout.trim();
+    const c = client(dataDir);
+    expect((await c.call(`${served.url}/agents`, token)).status).toBe(200);
+    expect((await c.call(`${served.url}/agents/by-id/1`, token)).status).toBe(403);
+
+    const revoked = await agentd(["token", "revoke", token], baseEnv(dataDir));
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect((await c.call(`${served.url}/agents`, token)).status).toBe(401);
+
+    const again = await agentd(["token", "revoke", token], baseEnv(dataDir));
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain("no such token");
+  });
+
+  it("imports a good file through the running server, and a bad file changes nothing", async () => {
+    const c = client(dataDir);
+    const good = path.join(dataDir, "good.json");
+    writeFileSync(
+      good,
+      JSON.stringify([
+        { id: 50, number: "5050", extension: "5050", context: "support", logged: true, paused: false, paused_reason: null, state_interface: "PJSIP/zoe" },
+        { id: 51, number: "5051", extension: null, context: null, logged: false, paused: false, paused_reason: null, state_interface: null },
+      ]),
+    );
+    const imported = await agentd(["import", good], baseEnv(dataDir));
+    expect(imported.code, imported.stderr).toBe(0);
+    expect((await c.call(`${served.url}/agents/by-number/5050`, adminToken)).json).toMatchObject({ id: 50, logged: true });
+
+    const before = (await c.call(`${served.url}/agents`, adminToken)).json;
+    const bad = path.join(dataDir, "bad.json");
+    writeFileSync(
+      bad,
+      JSON.stringify([
+        { id: 50, number: "5050", extension: "9", context: "x", logged: true, paused: true, paused_reason: "renamed", state_interface: "PJSIP/zoe" },
+        { id: 52, number: "50a", extension: null, context: null, logged: false, paused: false, paused_reason: null, state_interface: null },
+      ]),
+    );
+    const rejected = await agentd(["import", bad], baseEnv(dataDir));
+    expect(rejected.code).toBe(1);
+    expect(rejected.stderr).toContain("[1].number");
+    expect((await c.call(`${served.url}/agents`, adminToken)).json).toEqual(before);
+
+    const unreadable = await agentd(["import", path.join(dataDir, "missing.json")], baseEnv(dataDir));
+    expect(unreadable.code).toBe(1);
+    expect(unreadable.stderr).toContain("cannot read");
+  });
+
+  it("finishes a request in flight on SIGTERM, then exits 0 with the pause durable", async () => {
+    // A pause whose body arrives slowly is in flight when the signal lands.
+    const ca = readFileSync(path.join(dataDir, "tls/cert.pem"), "utf8");
+    const body = JSON.stringify({ reason: "in flight" });
+    const answered = new Promise<number>((resolve, reject) => {
+      const socket = tls.connect({ host: "127.0.0.1", port, ca, servername: "localhost" }, () => {
+        socket.write(
+          `POST /1.0/agents/by-number/1001/pause HTTP/1.1\r\nHost: localhost\r\nX-Auth-Token: ${adminToken}\r\n` +
+            `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n` +
+            body.slice(0, 5),
+        );
+        setTimeout(() => {
+          served.child.kill("SIGTERM");
+          setTimeout(() => socket.write(body.slice(5)), 500);
+        }, 300);
+      });
+      let response = "";
+      socket.on("data", (chunk) => (response += chunk));
+      socket.on("end", () => resolve(Number(/^HTTP\/1\.1 (\d+)/.exec(response)?.[1])));
+      socket.on("close", () => resolve(Number(/^HTTP\/1\.1 (\d+)/.exec(response)?.[1])));
+      socket.on("error", reject);
+    });
+    expect(await answered).toBe(204);
+    expect(await served.exited).toBe(0);
+
+    // Restarted on the same data directory: the pause is there, no new admin token is printed.
+    const again = await serve(baseEnv(dataDir, { AGENTD_PORT: String(port) }));
+    try {
+      expect(again.stderr()).not.toContain("shown only this once");
+      const agent = await client(dataDir).call(`${again.url}/agents/by-number/1001`, adminToken);
+      expect(agent.json).toMatchObject({ paused: true, paused_reason: "in flight" });
+    } finally {
+      expect(await stop(again)).toBe(0);
+    }
+  });
+});
+
+describe("the admin CLI without a running server", () => {
+  let dataDir: string;
+  beforeAll(() => {
+    dataDir = mkdtempSync(path.join(tmpdir(), "agentd-cli-"));
+  });
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it("opens the embedded database itself, and the server started afterwards sees its work", async () => {
+    const created = await agentd(["token", "create", "--acl", "agentd.#"], baseEnv(dataDir));
+    expect(created.code, created.stderr).toBe(0);
+    const token = created.stdout.trim();
+    const file = path.join(dataDir, "agents.json");
+    writeFileSync(
+      file,
+      JSON.stringify([{ id: 70, number: "7070", extension: "7070", context: "default", logged: true, paused: false, paused_reason: null, state_interface: "SIP/x" }]),
+    );
+    const imported = await agentd(["import", file], baseEnv(dataDir));
+    expect(imported.code, imported.stderr).toBe(0);
+
+    const served = await serve(baseEnv(dataDir, { AGENTD_PORT: String(await freePort()) }));
+    try {
+      // A token already exists, so no admin token is made or printed.
+      expect(served.stderr()).not.toContain("shown only this once");
+      const answer = await client(dataDir).call(`${served.url}/agents/by-number/7070`, token);
+      expect(answer.status).toBe(200);
+      expect(answer.json.id).toBe(70);
+    } finally {
+      await stop(served);
+    }
+  });
+
+  it("rejects usage errors with exit code 2", async () => {
+    const missingAcl = await agentd(["token", "create"], baseEnv(dataDir));
+    expect(missingAcl.code).toBe(2);
+    const badTtl = await agentd(["token", "create", "--acl", "agentd.#", "--ttl", "soon"], baseEnv(dataDir));
+    expect(badTtl.code).toBe(2);
+    expect(badTtl.stderr).toContain("duration");
+    const unknown = await agentd(["frobnicate"], baseEnv(dataDir));
+    expect(unknown.code).toBe(2);
+  });
+});
+
+describe("configuration errors", () => {
+  it.each([
+    ["AGENTD_PORT", "abc"],
+    ["AGENTD_DATABASE_URL", "mysql://db/agents"],
+    ["AGENTD_RATE_LIMIT", "-5"],
+    ["AGENTD_AUTH_TIMEOUT", "soon"],
+    ["AGENTD_TLS_CERT", "/etc/only-one-of-the-pair.pem"],
+  ])("exits 2 before listening when %s=%j, naming the variable", async (name, value) => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), "agentd-cfg-"));
+    try {
+      const port = await freePort();
+      const result = await agentd(["serve"], baseEnv(dataDir, { AGENTD_PORT: String(port), [name]: value }));
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(name);
+      expect(result.stderr).not.toContain("agentd is serving");
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
