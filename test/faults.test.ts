@@ -1,0 +1,374 @@
+// Faults and crashes (issue 5): what the server survives, through real parts.
+// - kill -9 right after a 204 pause, then restart: the pause is there
+//   (PGlite data directory, and PostgreSQL), and PGlite restarts at once;
+// - PostgreSQL refused, blackholed, stalled (through a TCP proxy) or its
+//   connections terminated (as by a restart): 503 `database unavailable`
+//   within a bounded time, and recovery without a restart;
+// - the external auth service down, slow or answering garbage: 503
+//   `authentication server unreachable`, never 2xx.
+// The PostgreSQL cases need AGENTD_TEST_DATABASE_URL (they fail in CI without it).
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { readOriginUuid } from "../server/store/deployment.js";
+import { SqlAgentStore } from "../server/store/agents.js";
+import { DEMO_AGENTS } from "../server/store/seed.js";
+import { AuthService } from "./helpers/auth-service.js";
+import { expectValid, loadContract } from "./helpers/contract.js";
+import { freshPostgres, postgresTestUrl, type TestDatabase } from "./helpers/databases.js";
+import { spawnAgentd, type AgentdProcess } from "./helpers/process.js";
+import { ADMIN_TOKEN, startTestServer, type Answer, type TestServer } from "./helpers/server.js";
+import { startTcpProxy, type CutMode, type TcpProxy } from "./helpers/tcp-proxy.js";
+
+const contract = loadContract();
+const pgUrl = postgresTestUrl();
+const TOKEN = "faults-admin-token-0123456789abcdef";
+
+/** The four operations, as (operationId, method, path, body). */
+const OPERATIONS = [
+  { id: "listAgents", method: "GET", path: "/agents", ok: 200 },
+  { id: "getAgentById", method: "GET", path: "/agents/by-id/1", ok: 200 },
+  { id: "getAgentByNumber", method: "GET", path: "/agents/by-number/1001", ok: 200 },
+  { id: "pauseAgentByNumber", method: "POST", path: "/agents/by-number/1005/pause", ok: 204, body: { reason: "during a fault" } },
+] as const;
+
+/** Asserts a contract error: status, the operation's documented body, and the message. */
+function expectError(answer: Answer, operationId: string, status: number, error: string): void {
+  expect({ status: answer.status, body: answer.json ?? answer.text }).toEqual({ status, body: { error } });
+  expectValid(contract.responseValidator(operationId, status), answer.json, `${operationId} ${status}`);
+}
+
+async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const start = performance.now();
+  const value = await fn();
+  return { value, ms: performance.now() - start };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `fn` until it returns true; returns how long that took, throws past `limitMs`. */
+async function until(limitMs: number, what: string, fn: () => Promise<boolean>): Promise<number> {
+  const start = performance.now();
+  for (;;) {
+    let done = false;
+    try {
+      done = await fn();
+    } catch {
+      done = false;
+    }
+    if (done) return performance.now() - start;
+    if (performance.now() - start > limitMs) throw new Error(`${what}: not within ${limitMs} ms`);
+    await sleep(100);
+  }
+}
+
+/** A fresh PostgreSQL database, migrated and holding `agents`; returns its origin_uuid too. */
+async function seededPostgres(agents = DEMO_AGENTS): Promise<{ t: TestDatabase; originUuid: string }> {
+  const t = await freshPostgres();
+  const db = await t.openMigrated();
+  try {
+    const originUuid = await readOriginUuid(db, null);
+    await new SqlAgentStore(db, originUuid).upsert(agents);
+    return { t, originUuid };
+  } finally {
+    await db.close();
+  }
+}
+
+describe("kill -9 right after a 204 pause", () => {
+  let tmp: string;
+  const running: AgentdProcess[] = [];
+  beforeAll(async () => {
+    tmp = await mkdtemp(path.join(tmpdir(), "agentd-faults-"));
+  });
+  afterEach(async () => {
+    for (const p of running.splice(0)) if (p.alive()) await p.kill("SIGKILL");
+  });
+  afterAll(async () => {
+    await rm(tmp, { recursive: true, force: true });
+  });
+
+  async function start(env: Record<string, string>): Promise<AgentdProcess> {
+    const p = await spawnAgentd({ AGENTD_ADMIN_TOKEN: TOKEN, ...env }, { cwd: tmp });
+    running.push(p);
+    return p;
+  }
+
+  /** Pauses, SIGKILLs the moment the 204 arrives, restarts, and checks the pause; twice. */
+  async function crashAndCheck(env: Record<string, string>): Promise<AgentdProcess> {
+    let agentd = await start(env);
+    for (const [number, reason] of [["1001", "crash one"], ["1005", "crash two"]] as const) {
+      const paused = await agentd.call("POST", `/agents/by-number/${number}/pause`, { token: TOKEN, body: { reason } });
+      expect(paused.status, paused.text).toBe(204);
+      const ended = await agentd.kill("SIGKILL");
+      expect(ended.signal).toBe("SIGKILL");
+
+      // Restart at once on the same data: no stale lock, no recovery step by hand.
+      agentd = await start(env);
+      const agent = await agentd.call("GET", `/agents/by-number/${number}`, { token: TOKEN });
+      expect(agent.status).toBe(200);
+      expect(agent.json).toMatchObject({ number, logged: true, paused: true, paused_reason: reason });
+    }
+    // The reopened database is whole: every agent is there and still writable.
+    const all = await agentd.call("GET", "/agents", { token: TOKEN });
+    expect(all.status).toBe(200);
+    expectValid(contract.responseValidator("listAgents", 200), all.json);
+    expect((all.json as { number: string }[]).map((a) => a.number)).toEqual(DEMO_AGENTS.map((a) => a.number));
+    expect((all.json as { number: string; paused_reason: string | null }[]).find((a) => a.number === "1001")?.paused_reason).toBe("crash one");
+    const again = await agentd.call("POST", "/agents/by-number/1003/pause", { token: TOKEN, body: { reason: "after crashes" } });
+    expect(again.status).toBe(204);
+    expect(agentd.output()).not.toMatch(/"level":(50|60)/); // no error or fatal log line
+    return agentd;
+  }
+
+  it("PGlite: the pause survives, and the restart takes the data directory at once and opens it cleanly", async () => {
+    const dataDir = path.join(tmp, "pglite");
+    await crashAndCheck({ AGENTD_DATA_DIR: dataDir });
+    // The restarted server holds the directory again: a second one is refused.
+    await expect(start({ AGENTD_DATA_DIR: dataDir })).rejects.toThrow(/in use by another agentd process/);
+  });
+
+  it.skipIf(pgUrl === undefined)("PostgreSQL: the pause survives a kill -9 and a restart", async () => {
+    const { t } = await seededPostgres();
+    try {
+      await crashAndCheck({ AGENTD_DATA_DIR: path.join(tmp, "pg"), AGENTD_DATABASE_URL: t.location });
+    } finally {
+      await t.cleanup();
+    }
+  });
+});
+
+describe.skipIf(pgUrl === undefined)("PostgreSQL unreachable under the server", () => {
+  const DB_TIMEOUT_MS = 1000;
+  const BOUND_MS = 5 * DB_TIMEOUT_MS;
+  let db: TestDatabase;
+  let proxy: TcpProxy;
+  let auth: AuthService;
+  let embedded: TestServer;
+  let external: TestServer;
+
+  beforeAll(async () => {
+    db = (await seededPostgres()).t;
+    const direct = new URL(db.location);
+    proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
+    const proxied = new URL(db.location);
+    proxied.hostname = "127.0.0.1";
+    proxied.port = String(proxy.port);
+    const env = { AGENTD_DATABASE_URL: proxied.toString(), AGENTD_DB_TIMEOUT: `${DB_TIMEOUT_MS}ms` };
+    auth = new AuthService(new Map([[ADMIN_TOKEN, ["agentd.#"]]]));
+    await auth.start();
+    // Embedded tokens live in the same database: the token check fails first.
+    embedded = await startTestServer(env);
+    // External tokens: the check passes, the store call fails.
+    external = await startTestServer({ ...env, AGENTD_AUTH_URL: auth.url });
+  });
+  afterAll(async () => {
+    await proxy?.restore();
+    await embedded?.close();
+    await external?.close();
+    await auth?.stop();
+    await proxy?.close();
+    await db?.cleanup();
+  });
+
+  async function allOperations(server: TestServer): Promise<{ op: (typeof OPERATIONS)[number]; answer: Answer; ms: number }[]> {
+    return Promise.all(
+      OPERATIONS.map(async (op) => {
+        const { value, ms } = await timed(() => server.call(op.method, op.path, "body" in op ? { body: op.body } : {}));
+        return { op, answer: value, ms };
+      }),
+    );
+  }
+
+  it.each<CutMode>(["refuse", "blackhole", "stall"])(
+    "%s: every operation answers 503 database unavailable within 5× AGENTD_DB_TIMEOUT, and the server recovers by itself",
+    async (mode) => {
+      for (const server of [embedded, external]) {
+        for (const { op, answer } of await allOperations(server)) expect(answer.status, `${op.id} before the cut`).toBe(op.ok);
+      }
+
+      await proxy.cut(mode);
+      // Twice: the first round meets the pool's broken connections, the second opens new ones.
+      for (let round = 0; round < 2; round++) {
+        for (const [name, server] of [["embedded", embedded], ["external", external]] as const) {
+          for (const { op, answer, ms } of await allOperations(server)) {
+            expect(answer.status, `${name} ${op.id} round ${round}: ${answer.text}`).toBe(503);
+            expectError(answer, op.id, 503, "database unavailable");
+            expect(ms, `${name} ${op.id} round ${round} took ${Math.round(ms)} ms`).toBeLessThan(BOUND_MS);
+          }
+        }
+      }
+
+      await proxy.restore();
+      for (const server of [embedded, external]) {
+        const took = await until(10_000, "recovery", async () =>
+          (await allOperations(server)).every(({ op, answer }) => answer.status === op.ok),
+        );
+        expect(took).toBeLessThan(5_000);
+      }
+      // And the state is writable and readable again.
+      const paused = await embedded.call("POST", "/agents/by-number/1001/pause", { body: { reason: `after ${mode}` } });
+      expect(paused.status).toBe(204);
+      expect((await external.call("GET", "/agents/by-number/1001")).json).toMatchObject({ paused: true, paused_reason: `after ${mode}` });
+    },
+  );
+});
+
+describe.skipIf(pgUrl === undefined)("PostgreSQL connections terminated (as by a restart) under a running agentd process", () => {
+  it("answers only 2xx or 503 meanwhile, never crashes, and recovers by itself", async () => {
+    const { t } = await seededPostgres();
+    const tmp = await mkdtemp(path.join(tmpdir(), "agentd-faults-"));
+    const name = new URL(t.location).pathname.slice(1);
+    const admin = new pg.Client({ connectionString: pgUrl });
+    await admin.connect();
+    let agentd: AgentdProcess | undefined;
+    try {
+      agentd = await spawnAgentd(
+        { AGENTD_ADMIN_TOKEN: TOKEN, AGENTD_DATA_DIR: tmp, AGENTD_DATABASE_URL: t.location, AGENTD_DB_TIMEOUT: "1s" },
+        { cwd: tmp },
+      );
+      const server = agentd;
+      const terminate = async (): Promise<number> => {
+        const { rows } = await admin.query<{ killed: boolean }>(
+          "SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+          [name],
+        );
+        return rows.filter((r) => r.killed).length;
+      };
+
+      // Load from several clients while the connections are killed three times.
+      const answers: { op: string; answer: Answer; ms: number }[] = [];
+      let loading = true;
+      let sequence = 0;
+      const worker = async (): Promise<void> => {
+        while (loading) {
+          const op = OPERATIONS[sequence++ % OPERATIONS.length]!;
+          const body = op.method === "POST" ? { reason: `load ${sequence}` } : undefined;
+          const { value, ms } = await timed(() => server.call(op.method, op.path, { token: TOKEN, body }));
+          answers.push({ op: op.id, answer: value, ms });
+        }
+      };
+      const workers = Array.from({ length: 6 }, worker);
+      let killed = 0;
+      for (let i = 0; i < 3; i++) {
+        await sleep(300);
+        killed += await terminate();
+      }
+      await sleep(300);
+      loading = false;
+      await Promise.all(workers);
+
+      expect(killed, "the server had connections to terminate").toBeGreaterThan(0);
+      expect(answers.length).toBeGreaterThan(10);
+      for (const { op, answer, ms } of answers) {
+        if (answer.status === 503) expectError(answer, op, 503, "database unavailable");
+        else expect([200, 204], `${op}: ${answer.status} ${answer.text}`).toContain(answer.status);
+        expect(ms).toBeLessThan(5_000);
+      }
+
+      // Once more with idle connections only, then the very next requests.
+      await terminate();
+      await until(5_000, "recovery after terminate", async () => {
+        for (const op of OPERATIONS) {
+          const body = op.method === "POST" ? { reason: "recovered" } : undefined;
+          const answer = await server.call(op.method, op.path, { token: TOKEN, body });
+          if (answer.status !== op.ok) {
+            expectError(answer, op.id, 503, "database unavailable");
+            return false;
+          }
+        }
+        return true;
+      });
+      expect((await server.call("GET", "/agents/by-number/1005", { token: TOKEN })).json).toMatchObject({ paused_reason: "recovered" });
+      expect(server.alive(), server.output()).toBe(true);
+      expect(server.output()).not.toMatch(/"level":60/); // no fatal log
+    } finally {
+      if (agentd?.alive()) await agentd.kill("SIGKILL");
+      await admin.end();
+      await t.cleanup();
+      await rm(tmp, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("external auth service down, slow or answering garbage", () => {
+  const AUTH_TIMEOUT_MS = 300;
+  const BOUND_MS = 5 * AUTH_TIMEOUT_MS;
+  let auth: AuthService;
+  let server: TestServer;
+
+  beforeAll(async () => {
+    auth = new AuthService(new Map([["ext-token-all", ["agentd.#"]]]));
+    auth.slowMs = 2_000;
+    await auth.start();
+    // No cache: every request asks the service, so a cached "yes" cannot hide a fault.
+    server = await startTestServer({
+      AGENTD_AUTH_URL: auth.url,
+      AGENTD_AUTH_TIMEOUT: `${AUTH_TIMEOUT_MS}ms`,
+      AGENTD_AUTH_CACHE_TTL: "0",
+    });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await auth?.stop();
+  });
+
+  async function everyOperation(token: string): Promise<{ op: (typeof OPERATIONS)[number]; answer: Answer; ms: number }[]> {
+    const results = [];
+    for (const op of OPERATIONS) {
+      const body = op.method === "POST" ? { reason: "must not apply" } : undefined;
+      const { value, ms } = await timed(() => server.call(op.method, op.path, { token, body }));
+      results.push({ op, answer: value, ms });
+    }
+    return results;
+  }
+
+  it("answers normally while the service is healthy (the setup is sound)", async () => {
+    auth.mode = "normal";
+    expect((await server.call("GET", "/agents", { token: "ext-token-all" })).status).toBe(200);
+    expect((await server.call("GET", "/agents", { token: "unknown-token" })).status).toBe(401);
+  });
+
+  it.each(["slow", "garbage", "error"] as const)("%s: 503 authentication server unreachable, never 2xx, nothing changed", async (mode) => {
+    auth.mode = mode;
+    try {
+      for (const token of ["ext-token-all", "unknown-token"]) {
+        for (const { op, answer, ms } of await everyOperation(token)) {
+          expectError(answer, op.id, 503, "authentication server unreachable");
+          expect(ms, `${op.id} took ${Math.round(ms)} ms`).toBeLessThan(BOUND_MS);
+        }
+      }
+    } finally {
+      auth.mode = "normal";
+    }
+    expect((await server.call("GET", "/agents/by-number/1005", { token: "ext-token-all" })).json).toMatchObject({
+      paused: false,
+      paused_reason: null,
+    });
+  });
+
+  it("with the cache on: a token never answered yes is 503 while the service fails, and failures are not cached", async () => {
+    const cached = await startTestServer({ AGENTD_AUTH_URL: auth.url, AGENTD_AUTH_TIMEOUT: `${AUTH_TIMEOUT_MS}ms`, AGENTD_AUTH_CACHE_TTL: "10s" });
+    try {
+      auth.mode = "error";
+      expectError(await cached.call("GET", "/agents", { token: "ext-token-all" }), "listAgents", 503, "authentication server unreachable");
+      auth.mode = "normal";
+      expect((await cached.call("GET", "/agents", { token: "ext-token-all" })).status).toBe(200);
+    } finally {
+      auth.mode = "normal";
+      await cached.close();
+    }
+  });
+
+  it("down: 503 authentication server unreachable at once, never 2xx", async () => {
+    await auth.stop();
+    for (const token of ["ext-token-all", "unknown-token"]) {
+      for (const { op, answer, ms } of await everyOperation(token)) {
+        expectError(answer, op.id, 503, "authentication server unreachable");
+        expect(ms).toBeLessThan(BOUND_MS);
+      }
+    }
+  });
+});

@@ -1,0 +1,145 @@
+// Runs `agentd serve` from source as a real child process (node --import tsx
+// server/cli/agentd.ts serve), waits for its start-up banner on stderr
+// (`agentd is serving https://…`), and talks to it over HTTPS trusting only
+// its own certificate. For crash tests: kill("SIGKILL") and start again on
+// the same data directory or database.
+//
+//   const agentd = await spawnAgentd({ AGENTD_DATA_DIR: dir, AGENTD_ADMIN_TOKEN: token });
+//   await agentd.call("POST", "/agents/by-number/1001/pause", { token, body: { reason: "x" } });
+//   await agentd.kill("SIGKILL");
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { Agent, request } from "undici";
+import { repoRoot } from "./contract.js";
+import type { Answer } from "./server.js";
+
+const CLI = path.join(repoRoot, "server", "cli", "agentd.ts");
+// An absolute URL, so the child finds tsx whatever its working directory.
+const TSX = pathToFileURL(path.join(repoRoot, "node_modules", "tsx", "dist", "loader.mjs")).href;
+const START_TIMEOUT_MS = 60_000;
+
+export interface AgentdProcess {
+  /** e.g. https://127.0.0.1:40123/1.0, read from the banner. */
+  url: string;
+  certPath: string;
+  pid: number;
+  child: ChildProcess;
+  /** Everything the process wrote to stderr so far (banner and JSON logs). */
+  output(): string;
+  /** Whether the process is still running. */
+  alive(): boolean;
+  call(method: string, pathAndQuery: string, options?: { token?: string; body?: unknown }): Promise<Answer>;
+  /** Sends the signal and resolves with how the process ended. */
+  kill(signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export class AgentdExited extends Error {
+  constructor(
+    readonly code: number | null,
+    readonly signal: NodeJS.Signals | null,
+    readonly output: string,
+  ) {
+    super(`agentd exited before serving (code ${String(code)}, signal ${String(signal)}):\n${output}`);
+  }
+}
+
+/** Every child started here is killed when the test process exits, so none outlives a failed run. */
+const children = new Set<ChildProcess>();
+process.once("exit", () => {
+  for (const child of children) child.kill("SIGKILL");
+});
+
+/**
+ * Starts `agentd serve` with exactly `env` as its AGENTD_* configuration
+ * (the test runner's own AGENTD_* variables are not passed on), in `cwd`:
+ * pass a temporary folder, so no `.env` file of the repository is read.
+ * AGENTD_PORT defaults to 0, AGENTD_LOG_LEVEL to warn and AGENTD_RATE_LIMIT
+ * to 0 unless `env` says otherwise. Resolves once the banner is printed;
+ * rejects with AgentdExited when the process ends first.
+ */
+export async function spawnAgentd(env: Record<string, string>, options: { cwd: string }): Promise<AgentdProcess> {
+  const childEnv: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!name.startsWith("AGENTD_")) childEnv[name] = value;
+  }
+  Object.assign(childEnv, { AGENTD_PORT: "0", AGENTD_LOG_LEVEL: "warn", AGENTD_RATE_LIMIT: "0" }, env);
+
+  const child = spawn(process.execPath, ["--import", TSX, CLI, "serve"], {
+    cwd: options.cwd,
+    env: childEnv,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  if (child.pid === undefined) throw new Error("could not spawn agentd");
+  children.add(child);
+  const pid = child.pid;
+
+  let log = "";
+  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (log += chunk));
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (log += chunk));
+
+  let ended: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once("exit", (code, signal) => {
+      ended = { code, signal };
+      children.delete(child);
+      resolve(ended);
+    });
+  });
+
+  const banner = await new Promise<{ url: string; certPath: string }>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`agentd did not print its banner within ${START_TIMEOUT_MS} ms:\n${log}`));
+    }, START_TIMEOUT_MS);
+    const check = (): void => {
+      const url = /agentd is serving (https:\/\/\S+)/.exec(log)?.[1];
+      const certPath = /certificate: (.+)/.exec(log)?.[1]?.trim();
+      if (url !== undefined && certPath !== undefined) {
+        clearTimeout(timer);
+        child.stderr!.off("data", check);
+        resolve({ url, certPath });
+      }
+    };
+    child.stderr!.on("data", check);
+    void exit.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(new AgentdExited(code, signal, log));
+    });
+  });
+
+  const dispatcher = new Agent({ connect: { ca: readFileSync(banner.certPath, "utf8") } });
+
+  return {
+    ...banner,
+    pid,
+    child,
+    output: () => log,
+    alive: () => ended === null,
+    async call(method, pathAndQuery, options = {}) {
+      const headers: Record<string, string> = {};
+      if (options.token !== undefined) headers["x-auth-token"] = options.token;
+      let body: string | undefined;
+      if (options.body !== undefined) {
+        body = JSON.stringify(options.body);
+        headers["content-type"] = "application/json";
+      }
+      const answer = await request(banner.url + pathAndQuery, { method: method as "GET", headers, body, dispatcher });
+      const text = await answer.body.text();
+      const type = String(answer.headers["content-type"] ?? "");
+      return {
+        status: answer.statusCode,
+        headers: answer.headers,
+        json: type.includes("json") && text !== "" ? JSON.parse(text) : undefined,
+        text,
+      };
+    },
+    async kill(signal) {
+      if (ended === null) child.kill(signal);
+      const result = await exit;
+      await dispatcher.destroy();
+      return result;
+    },
+  };
+}
