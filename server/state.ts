@@ -10,6 +10,8 @@ import { SqlAgentStore } from "./store/agents.js";
 import { readOriginUuid } from "./store/deployment.js";
 import { seedDemoAgents } from "./store/seed.js";
 import { SqlTokenStore } from "./store/tokens.js";
+import { CachedAgentStore } from "./store/cached-agents.js";
+import { CachedTokenStore } from "./store/cached-tokens.js";
 
 /** Everything that lives in the database, opened and migrated. */
 export interface State {
@@ -37,7 +39,13 @@ export async function openState(config: Config, logger: Logger): Promise<State> 
       await seedDemoAgents(store);
       logger.info("new embedded database: seeded demo agents");
     }
-    return { db, store, tokens: new SqlTokenStore(db) };
+    const tokens = new SqlTokenStore(db);
+    // The embedded database has exactly one user, this process, so reads can
+    // be served from memory without ever going stale. PostgreSQL is shared
+    // by several instances and the CLI: every read asks it.
+    return db.kind === "pglite"
+      ? { db, store: new CachedAgentStore(store), tokens: new CachedTokenStore(tokens) }
+      : { db, store, tokens };
   } catch (err) {
     await db.close().catch(() => undefined);
     throw err;

@@ -1,0 +1,112 @@
+// The in-process caches of the embedded database, over a real PGlite: they
+// must answer exactly what the database holds, with fewer queries.
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Database, Sql } from "../server/db/sql.js";
+import { CachedAgentStore } from "../server/store/cached-agents.js";
+import { CachedTokenStore } from "../server/store/cached-tokens.js";
+import { SqlAgentStore } from "../server/store/agents.js";
+import { DEMO_AGENTS } from "../server/store/seed.js";
+import { SqlTokenStore } from "../server/store/tokens.js";
+import { freshPglite, type TestDatabase } from "./helpers/databases.js";
+
+const ORIGIN = "6f1c3c6e-2b7a-4f5e-9a0d-3c2b1a0f9e8d";
+
+/** The real database, counting the statements that reach it. */
+function counting(db: Database): Sql & { count: number } {
+  const counter = {
+    count: 0,
+    query: <R extends object>(text: string, params?: readonly unknown[]) => {
+      counter.count++;
+      return db.query<R>(text, params);
+    },
+    transaction: <T>(fn: (tx: Sql) => Promise<T>) => {
+      counter.count++;
+      return db.transaction(fn);
+    },
+  };
+  return counter;
+}
+
+describe("CachedAgentStore on PGlite", () => {
+  let testDb: TestDatabase;
+  let db: Database;
+  beforeEach(async () => {
+    testDb = await freshPglite();
+    db = await testDb.openMigrated();
+    await new SqlAgentStore(db, ORIGIN).upsert(DEMO_AGENTS);
+  });
+  afterEach(async () => testDb.cleanup());
+
+  it("reads the table once, then answers from memory exactly what the database holds", async () => {
+    const sql = counting(db);
+    const direct = new SqlAgentStore(db, ORIGIN);
+    const cached = new CachedAgentStore(new SqlAgentStore(sql, ORIGIN));
+    expect(await cached.list()).toEqual(await direct.list());
+    expect(await cached.getById(3)).toEqual(await direct.getById(3));
+    expect(await cached.getByNumber("1005")).toEqual(await direct.getByNumber("1005"));
+    expect(await cached.getById(999)).toBeUndefined();
+    expect(await cached.getByNumber("999")).toBeUndefined();
+    expect(sql.count).toBe(1);
+  });
+
+  it("shows a committed pause at once, and stays equal to the database under concurrent pauses", async () => {
+    const direct = new SqlAgentStore(db, ORIGIN);
+    const cached = new CachedAgentStore(new SqlAgentStore(db, ORIGIN));
+    await cached.list();
+    const outcomes = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => cached.pause(["1001", "1002", "1005", "9999"][i % 4]!, i % 3 === 0 ? null : `reason ${i}`)),
+    );
+    expect(new Set(outcomes)).toEqual(new Set(["paused", "not logged in", "no such agent"]));
+    expect(await cached.list()).toEqual(await direct.list());
+    expect((await cached.getByNumber("1001"))?.paused).toBe(true);
+    expect(await cached.getByNumber("1002")).toEqual(await direct.getByNumber("1002"));
+  });
+
+  it("reloads after an import, and after a failed one", async () => {
+    const direct = new SqlAgentStore(db, ORIGIN);
+    const cached = new CachedAgentStore(new SqlAgentStore(db, ORIGIN));
+    await cached.list();
+    await cached.upsert([{ ...DEMO_AGENTS[0]!, id: 40, number: "4040" }]);
+    expect((await cached.getByNumber("4040"))?.id).toBe(40);
+    // A duplicate number fails the whole import: nothing changes, and the cache still matches.
+    await expect(cached.upsert([{ ...DEMO_AGENTS[0]!, id: 41, number: "4040" }])).rejects.toThrow();
+    expect(await cached.list()).toEqual(await direct.list());
+  });
+});
+
+describe("CachedTokenStore on PGlite", () => {
+  let testDb: TestDatabase;
+  let db: Database;
+  beforeEach(async () => {
+    testDb = await freshPglite();
+    db = await testDb.openMigrated();
+  });
+  afterEach(async () => testDb.cleanup());
+
+  it("remembers known and unknown tokens, and forgets them on every change", async () => {
+    const sql = counting(db);
+    const tokens = new CachedTokenStore(new SqlTokenStore(sql), 100);
+    const token = await tokens.create(["agentd.agents.read"], null);
+    sql.count = 0;
+    for (let i = 0; i < 5; i++) {
+      expect((await tokens.find(token))?.acls).toEqual(["agentd.agents.read"]);
+      expect(await tokens.find("made-up")).toBeUndefined();
+    }
+    expect(sql.count).toBe(2);
+
+    expect(await tokens.revoke(token)).toBe(true);
+    expect(await tokens.find(token)).toBeUndefined();
+
+    await tokens.ensure("made-up", ["agentd.#"]);
+    expect((await tokens.find("made-up"))?.acls).toEqual(["agentd.#"]);
+  });
+
+  it("keeps at most its size in memory under a flood of unknown tokens", async () => {
+    const sql = counting(db);
+    const tokens = new CachedTokenStore(new SqlTokenStore(sql), 10);
+    for (let i = 0; i < 50; i++) await tokens.find(`flood-${i}`);
+    sql.count = 0;
+    await tokens.find("flood-0");
+    expect(sql.count).toBe(1);
+  });
+});
