@@ -18,7 +18,7 @@ import { DEMO_AGENTS } from "../server/store/seed.js";
 import { AuthService } from "./helpers/auth-service.js";
 import { expectValid, loadContract } from "./helpers/contract.js";
 import { freshPostgres, postgresTestUrl, type TestDatabase } from "./helpers/databases.js";
-import { spawnAgentd, type AgentdProcess } from "./helpers/process.js";
+import { AgentdExited, spawnAgentd, type AgentdProcess } from "./helpers/process.js";
 import { ADMIN_TOKEN, startTestServer, type Answer, type TestServer } from "./helpers/server.js";
 import { startTcpProxy, type CutMode, type TcpProxy } from "./helpers/tcp-proxy.js";
 
@@ -140,6 +140,33 @@ describe("kill -9 right after a 204 pause", () => {
   });
 });
 
+describe("PostgreSQL unreachable when agentd starts", () => {
+  it.each<CutMode>(["refuse", "blackhole"])("%s: agentd exits non-zero before listening, naming the database, within a bounded time", async (mode) => {
+    const tmp = await mkdtemp(path.join(tmpdir(), "agentd-faults-"));
+    // The proxy points nowhere useful: it never forwards once cut.
+    const proxy = await startTcpProxy({ port: 9 });
+    try {
+      await proxy.cut(mode);
+      const url = `postgres://postgres@127.0.0.1:${proxy.port}/agentd`;
+      const started = performance.now();
+      const error = await spawnAgentd({ AGENTD_DATA_DIR: tmp, AGENTD_DATABASE_URL: url, AGENTD_DB_TIMEOUT: "1s" }, { cwd: tmp }).then(
+        (p) => p.kill("SIGKILL").then(() => new Error("agentd started without its database")),
+        (err: unknown) => err,
+      );
+      expect(error).toBeInstanceOf(AgentdExited);
+      const exited = error as AgentdExited;
+      expect(exited.code).toBe(1);
+      expect(exited.output).toMatch(/database unavailable/);
+      expect(exited.output).not.toMatch(/agentd is serving/);
+      // Start-up (tsx, module loading) plus the one-second connection time-out.
+      expect(performance.now() - started).toBeLessThan(30_000);
+    } finally {
+      await proxy.close();
+      await rm(tmp, { recursive: true, force: true });
+    }
+  });
+});
+
 describe.skipIf(pgUrl === undefined)("PostgreSQL unreachable under the server", () => {
   const DB_TIMEOUT_MS = 1000;
   const BOUND_MS = 5 * DB_TIMEOUT_MS;
@@ -160,9 +187,9 @@ describe.skipIf(pgUrl === undefined)("PostgreSQL unreachable under the server", 
     auth = new AuthService(new Map([[ADMIN_TOKEN, ["agentd.#"]]]));
     await auth.start();
     // Embedded tokens live in the same database: the token check fails first.
-    embedded = await startTestServer(env);
+    embedded = await startPatiently(env);
     // External tokens: the check passes, the store call fails.
-    external = await startTestServer({ ...env, AGENTD_AUTH_URL: auth.url });
+    external = await startPatiently({ ...env, AGENTD_AUTH_URL: auth.url });
   });
   afterAll(async () => {
     await proxy?.restore();
@@ -172,6 +199,21 @@ describe.skipIf(pgUrl === undefined)("PostgreSQL unreachable under the server", 
     await proxy?.close();
     await db?.cleanup();
   });
+
+  /**
+   * The one-second database time-out also bounds connecting at start-up,
+   * which a heavily loaded machine can exceed; starting is not what is under
+   * test here, so try again rather than fail the suite.
+   */
+  async function startPatiently(env: Record<string, string>): Promise<TestServer> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await startTestServer(env);
+      } catch (err) {
+        if (attempt === 3) throw err;
+      }
+    }
+  }
 
   async function allOperations(server: TestServer): Promise<{ op: (typeof OPERATIONS)[number]; answer: Answer; ms: number }[]> {
     return Promise.all(
@@ -199,6 +241,13 @@ describe.skipIf(pgUrl === undefined)("PostgreSQL unreachable under the server", 
             expect(ms, `${name} ${op.id} round ${round} took ${Math.round(ms)} ms`).toBeLessThan(BOUND_MS);
           }
         }
+      }
+
+      // A burst larger than the pool (10 connections): waiting for a connection is bounded too.
+      const burst = await Promise.all(Array.from({ length: 30 }, () => timed(() => external.call("GET", "/agents/by-id/1"))));
+      for (const { value, ms } of burst) {
+        expectError(value, "getAgentById", 503, "database unavailable");
+        expect(ms, `burst request took ${Math.round(ms)} ms`).toBeLessThan(BOUND_MS);
       }
 
       await proxy.restore();
@@ -250,18 +299,21 @@ describe.skipIf(pgUrl === undefined)("PostgreSQL connections terminated (as by a
           answers.push({ op: op.id, answer: value, ms });
         }
       };
+      // Warm up, so the pool holds connections to terminate.
+      await Promise.all(Array.from({ length: 6 }, () => server.call("GET", "/agents", { token: TOKEN })));
       const workers = Array.from({ length: 6 }, worker);
       let killed = 0;
       for (let i = 0; i < 3; i++) {
         await sleep(300);
         killed += await terminate();
       }
-      await sleep(300);
+      // Enough answers after the last kill, however loaded the machine is.
+      const target = answers.length + 30;
+      while (answers.length < target) await sleep(50);
       loading = false;
       await Promise.all(workers);
 
       expect(killed, "the server had connections to terminate").toBeGreaterThan(0);
-      expect(answers.length).toBeGreaterThan(10);
       for (const { op, answer, ms } of answers) {
         if (answer.status === 503) expectError(answer, op, 503, "database unavailable");
         else expect([200, 204], `${op}: ${answer.status} ${answer.text}`).toContain(answer.status);
@@ -294,14 +346,15 @@ describe.skipIf(pgUrl === undefined)("PostgreSQL connections terminated (as by a
 });
 
 describe("external auth service down, slow or answering garbage", () => {
-  const AUTH_TIMEOUT_MS = 300;
+  const AUTH_TIMEOUT_MS = 500;
   const BOUND_MS = 5 * AUTH_TIMEOUT_MS;
   let auth: AuthService;
   let server: TestServer;
 
   beforeAll(async () => {
     auth = new AuthService(new Map([["ext-token-all", ["agentd.#"]]]));
-    auth.slowMs = 2_000;
+    // Far beyond the time-out and the bound: an answer within the bound proves the time-out cut the wait.
+    auth.slowMs = 10_000;
     await auth.start();
     // No cache: every request asks the service, so a cached "yes" cannot hide a fault.
     server = await startTestServer({

@@ -1,0 +1,197 @@
+// Three server instances on one PostgreSQL database (issue 5): under
+// concurrent pause load on the same and different agents, every answer is
+// the one the state dictates, and the final state equals a serial replay of
+// the pauses in the order the database committed them.
+//
+// The commit order is recorded by the test itself: a trigger on the test
+// database's `agents` table appends every row update to `pause_log` (a
+// sequence taken inside the updating transaction; the row lock of UPDATE
+// makes updates of one agent take their numbers in commit order). Each
+// request carries a unique reason, so every log row names its request.
+// Needs AGENTD_TEST_DATABASE_URL (fails in CI without it).
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AgentRecord, AgentStatus } from "../server/store/agent-store.js";
+import { SqlAgentStore } from "../server/store/agents.js";
+import { readOriginUuid } from "../server/store/deployment.js";
+import { expectValid, loadContract } from "./helpers/contract.js";
+import { freshPostgres, postgresTestUrl, type TestDatabase } from "./helpers/databases.js";
+import { startTestServer, type Answer, type TestServer } from "./helpers/server.js";
+
+const contract = loadContract();
+const pgUrl = postgresTestUrl();
+
+function agent(id: number, logged: boolean, paused = false, reason: string | null = null): AgentRecord {
+  const number = String(3000 + id);
+  return logged
+    ? { id, number, extension: number, context: "default", logged, paused, paused_reason: reason, state_interface: `PJSIP/a${id}` }
+    : { id, number, extension: null, context: null, logged, paused: false, paused_reason: null, state_interface: null };
+}
+
+// Every fourth agent is logged out; 3003 starts paused with a reason.
+const AGENTS: AgentRecord[] = Array.from({ length: 12 }, (_, i) => {
+  const id = i + 1;
+  return id % 4 === 0 ? agent(id, false) : id === 3 ? agent(id, true, true, "initial") : agent(id, true);
+});
+const UNKNOWN = ["3999", "4001", "30010"];
+const HOT = "3001";
+
+/** mulberry32: a small seeded generator, so a failing run can be replayed with its seed. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Runs `tasks` with at most `limit` in flight. */
+async function pool<T>(tasks: (() => Promise<T>)[], limit: number): Promise<T[]> {
+  const results: T[] = new Array(tasks.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: limit }, async () => {
+      while (next < tasks.length) {
+        const index = next++;
+        results[index] = await tasks[index]!();
+      }
+    }),
+  );
+  return results;
+}
+
+describe.skipIf(pgUrl === undefined)("three instances on one PostgreSQL", () => {
+  let db: TestDatabase;
+  let admin: pg.Client;
+  let originUuid: string;
+  let instances: TestServer[] = [];
+
+  beforeAll(async () => {
+    db = await freshPostgres();
+    const handle = await db.openMigrated();
+    originUuid = await readOriginUuid(handle, null);
+    await new SqlAgentStore(handle, originUuid).upsert(AGENTS);
+    await handle.close();
+
+    admin = new pg.Client({ connectionString: db.location });
+    await admin.connect();
+    await admin.query("CREATE TABLE pause_log (seq bigserial PRIMARY KEY, number text NOT NULL, paused boolean NOT NULL, reason text)");
+    await admin.query(`CREATE FUNCTION log_pause() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        INSERT INTO pause_log (number, paused, reason) VALUES (NEW.number, NEW.paused, NEW.paused_reason);
+        RETURN NEW;
+      END $$`);
+    await admin.query("CREATE TRIGGER agents_pause_log AFTER UPDATE ON agents FOR EACH ROW EXECUTE FUNCTION log_pause()");
+
+    // Started at once, as a deployment's instances would be (migrations and
+    // the admin token are made sure of concurrently). Each has its own data
+    // directory, for its TLS material only.
+    instances = await Promise.all([1, 2, 3].map(() => startTestServer({ AGENTD_DATABASE_URL: db.location })));
+  });
+  afterAll(async () => {
+    await Promise.all(instances.map((s) => s.close()));
+    await admin?.end();
+    await db?.cleanup();
+  });
+
+  async function state(server: TestServer): Promise<AgentStatus[]> {
+    const answer = await server.call("GET", "/agents");
+    expect(answer.status).toBe(200);
+    return expectValid(contract.responseValidator("listAgents", 200), answer.json as AgentStatus[]);
+  }
+
+  it("agree on origin_uuid: the one stored with the database", async () => {
+    for (const server of instances) {
+      const agents = await state(server);
+      expect(new Set(agents.map((a) => a.origin_uuid))).toEqual(new Set([originUuid]));
+      expect((await server.call("GET", "/agents/by-id/1")).json.origin_uuid).toBe(originUuid);
+    }
+  });
+
+  it("a pause through one instance is visible through the others at once", async () => {
+    for (let i = 0; i < 6; i++) {
+      const writer = instances[i % 3]!;
+      const reason = `visible ${i}`;
+      expect((await writer.call("POST", "/agents/by-number/3002/pause", { body: { reason } })).status).toBe(204);
+      for (const reader of instances) {
+        if (reader === writer) continue;
+        expect((await reader.call("GET", "/agents/by-number/3002")).json).toMatchObject({ paused: true, paused_reason: reason });
+        expect((await reader.call("GET", "/agents/by-id/2")).json).toMatchObject({ paused: true, paused_reason: reason });
+      }
+    }
+  });
+
+  it("300 concurrent pauses across instances: each answer as the state dictates, final state = serial replay in commit order", async () => {
+    const seed = Number(process.env.AGENTD_TEST_SEED ?? Date.now() % 2 ** 31);
+    const next = random(seed);
+    const context = `seed ${seed} (replay with AGENTD_TEST_SEED=${seed})`;
+
+    await admin.query("TRUNCATE pause_log");
+    const initial = await state(instances[0]!);
+    const byNumber = new Map(initial.map((a) => [a.number, a]));
+    const loggedIn = initial.filter((a) => a.logged).map((a) => a.number);
+    const loggedOut = initial.filter((a) => !a.logged).map((a) => a.number);
+    const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!;
+
+    const requests = Array.from({ length: 300 }, (_, i) => {
+      const roll = next();
+      // A third on one hot agent (contention), the rest spread, with logged-out and unknown numbers mixed in.
+      const number = roll < 0.3 ? HOT : roll < 0.7 ? pick(loggedIn) : roll < 0.85 ? pick(loggedOut) : pick(UNKNOWN);
+      return { i, number, reason: `r${i}-${Math.floor(next() * 1e6)}`, via: Math.floor(next() * instances.length) };
+    });
+    const answers = await pool(
+      requests.map((r) => () => instances[r.via]!.call("POST", `/agents/by-number/${r.number}/pause`, { body: { reason: r.reason } })),
+      24,
+    );
+
+    // Every answer is what the agent's state dictates (logged-in agents stay logged in: pauses never log out).
+    const accepted = new Map<string, Set<string>>();
+    answers.forEach((answer: Answer, index) => {
+      const r = requests[index]!;
+      const known = byNumber.get(r.number);
+      const expected = known === undefined ? 404 : known.logged ? 204 : 409;
+      expect(answer.status, `${context}: pause ${r.number} via instance ${r.via}: ${answer.text}`).toBe(expected);
+      if (expected === 204) {
+        expect(answer.text).toBe("");
+        if (!accepted.has(r.number)) accepted.set(r.number, new Set());
+        accepted.get(r.number)!.add(r.reason);
+      } else {
+        const error = expected === 404 ? "no such agent" : "not logged in";
+        expect(answer.json, context).toEqual({ error });
+        expectValid(contract.responseValidator("pauseAgentByNumber", expected), answer.json);
+      }
+    });
+    expect(accepted.get(HOT)?.size ?? 0, context).toBeGreaterThan(50);
+
+    // The database applied exactly the accepted pauses, each once, and nothing else.
+    const { rows: log } = await admin.query<{ seq: string; number: string; paused: boolean; reason: string | null }>(
+      "SELECT seq, number, paused, reason FROM pause_log ORDER BY seq",
+    );
+    const logged = new Map<string, string[]>();
+    for (const row of log) {
+      expect(row.paused).toBe(true);
+      if (!logged.has(row.number)) logged.set(row.number, []);
+      logged.get(row.number)!.push(row.reason!);
+    }
+    expect(log.length, context).toBe([...accepted.values()].reduce((n, s) => n + s.size, 0));
+    for (const [number, reasons] of logged) {
+      expect([...reasons].sort(), `${context}: agent ${number}`).toEqual([...(accepted.get(number) ?? [])].sort());
+    }
+
+    // Serial replay of the log, in commit order, on the initial state.
+    const replay = new Map(initial.map((a) => [a.number, { ...a }]));
+    for (const row of log) Object.assign(replay.get(row.number)!, { paused: true, paused_reason: row.reason });
+    const expected = [...replay.values()];
+
+    const finals = await Promise.all(instances.map(state));
+    for (const final of finals) expect(final, context).toEqual(expected);
+    for (const agent of finals[0]!) {
+      const reasons = accepted.get(agent.number);
+      if (reasons) expect(reasons.has(agent.paused_reason!), `${context}: ${agent.number}`).toBe(true);
+      else expect(agent, context).toEqual(byNumber.get(agent.number));
+    }
+  });
+});
