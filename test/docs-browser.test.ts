@@ -1,0 +1,227 @@
+// The docs site in a real browser: `npm run docs` is opened from disk in
+// Debian's chromium (driven by playwright-core, no network), and what a reader
+// sees is checked in the rendered page, not in the HTML text (docs.test.ts
+// does that): the four operations, the X-Auth-Token scheme, the version
+// history, and that the page sent nothing to the network. Screenshots go to
+// artifacts/ (git-ignored) for CI to keep.
+//
+// chromium is installed by .ci/run (`apt-get install chromium`). Without it
+// this file fails, in CI and locally alike: a missing browser is never a skip.
+import { execFile } from "node:child_process";
+import { access, constants, copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { promisify } from "node:util";
+import { chromium } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadContract, repoRoot } from "./helpers/contract.js";
+
+const run = promisify(execFile);
+const contract = loadContract();
+const RELEASES = ["15.15", "15.18", "15.19", "17.05"];
+const CHROMIUM = "/usr/bin/chromium";
+const ARTIFACTS = path.join(repoRoot, "artifacts");
+
+const CHROMIUM_ARGS = [
+  // CI runs as root, where chromium refuses to start sandboxed.
+  "--no-sandbox",
+  "--disable-gpu",
+  // Without these chromium phones Google's hosts on its own.
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+  "--disable-quic",
+  // Belt and braces: even a request that slipped past the route below could
+  // not resolve a host. The route still records it, so the test fails.
+  "--host-resolver-rules=MAP * ~NOTFOUND",
+];
+
+/** Schemes that stay inside the browser; anything else is the network. */
+const LOCAL_URL = /^(?:file|data|blob|about):/i;
+
+interface OfflinePage {
+  context: BrowserContext;
+  page: Page;
+  /** Requests that reached the network layer (then blocked here). */
+  leaked: string[];
+  /** Uncaught errors thrown by the page's scripts. */
+  pageErrors: string[];
+}
+
+/**
+ * A fresh browser context in which every non-local request is recorded and
+ * aborted before it can go out. A request the page's own Content-Security-
+ * Policy refuses never reaches the route, so it is (rightly) not counted:
+ * it did not leave the page.
+ */
+async function openOffline(browser: Browser, file: string): Promise<OfflinePage> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const leaked: string[] = [];
+  const pageErrors: string[] = [];
+  await context.route("**/*", (route) => {
+    const url = route.request().url();
+    if (LOCAL_URL.test(url)) return route.continue();
+    leaked.push(url);
+    return route.abort("blockedbyclient");
+  });
+  // WebSockets bypass context.route; they have their own interception.
+  await context.routeWebSocket(/.*/, (ws) => {
+    leaked.push(ws.url());
+    return ws.close();
+  });
+  const page = await context.newPage();
+  page.on("pageerror", (error) => pageErrors.push(error.message));
+  await page.goto(pathToFileURL(file).href, { waitUntil: "load" });
+  return { context, page, leaked, pageErrors };
+}
+
+const MISSING_CHROMIUM =
+  `${CHROMIUM} is missing: install Debian's chromium (as root: apt-get update && apt-get install -y chromium; ` +
+  ".ci/run does this in CI). The docs browser test fails rather than skips without it.";
+
+let browser: Browser | undefined;
+let scratch = "";
+let docs: OfflinePage | undefined;
+
+/**
+ * The shared browser and docs page. Without chromium every test fails with
+ * the same message (a failing hook would only mark them skipped).
+ */
+function ready(): { browser: Browser; docs: OfflinePage } {
+  if (browser === undefined || docs === undefined) throw new Error(MISSING_CHROMIUM);
+  return { browser, docs };
+}
+
+beforeAll(async () => {
+  try {
+    await access(CHROMIUM, constants.X_OK);
+  } catch {
+    return; // reported by ready() in every test
+  }
+  scratch = await mkdtemp(path.join(tmpdir(), "agentd-docs-browser-"));
+  await run("npm", ["run", "--silent", "docs"], { cwd: repoRoot, maxBuffer: 16 * 1024 * 1024 });
+  // Opened from a private copy so another run rebuilding docs/ cannot swap
+  // the file under the browser.
+  const built = path.join(scratch, "index.html");
+  await copyFile(path.join(repoRoot, "docs", "index.html"), built);
+  await mkdir(ARTIFACTS, { recursive: true });
+
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  docs = await openOffline(browser, built);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  if (scratch !== "") await rm(scratch, { recursive: true, force: true });
+});
+
+// The tests of this block share one page and run in order: the last one
+// checks the network log of everything the ones before did.
+describe("the built docs in chromium", () => {
+  it("renders the version history with every release", async () => {
+    const { page } = ready().docs;
+    await page.getByRole("heading", { level: 2, name: "Version history" }).waitFor();
+    const table = page.locator("table").filter({ has: page.getByRole("columnheader", { name: "Release" }) });
+    await table.waitFor();
+    const releases = (await table.locator("tbody tr td:first-child").allInnerTexts()).map((text) => text.trim());
+    expect(releases).toEqual(RELEASES);
+    await page.screenshot({ path: path.join(ARTIFACTS, "docs.png"), fullPage: true });
+  });
+
+  it("renders each of the four operations when picked in the sidebar", async () => {
+    const { page } = ready().docs;
+    const summaries = contract.operations().map((op) => op.operation.summary as string);
+    expect(summaries).toHaveLength(4);
+    // Operations live under their tag, collapsed until the reader opens it;
+    // following the menu exercises Redoc's client-side routing, which only
+    // works once its script has run in the page.
+    await page.getByRole("link", { name: "agents", exact: true }).click();
+    for (const summary of summaries) {
+      await page.getByRole("link", { name: summary }).click();
+      const heading = page.getByRole("heading", { level: 2, name: summary });
+      await heading.waitFor({ state: "visible" });
+      expect((await heading.innerText()).trim()).toBe(summary);
+    }
+    // The viewport only: Redoc renders operations lazily, so a full-page shot
+    // of this long page is mostly blank placeholders.
+    await page.screenshot({ path: path.join(ARTIFACTS, "docs-operation.png") });
+  });
+
+  it("shows the X-Auth-Token security scheme on the operations", async () => {
+    const { page } = ready().docs;
+    const scheme = contract.document.components.securitySchemes.token;
+    expect(scheme).toMatchObject({ type: "apiKey", in: "header", name: "X-Auth-Token" });
+    // Each operation's Security box opens the scheme's details.
+    const details = page.getByText("View security details");
+    expect(await details.count()).toBeGreaterThan(0);
+    await details.first().click();
+    const label = page.getByText("Header parameter name:", { exact: true });
+    await label.waitFor({ state: "visible" });
+    const row = (await label.locator("..").innerText()).replace(/\s+/g, " ").trim();
+    expect(row).toBe(`Header parameter name: ${scheme.name}`);
+    await page.screenshot({ path: path.join(ARTIFACTS, "docs-security.png") });
+  });
+
+  it("sent no request to the network and threw no script error", () => {
+    const { docs } = ready();
+    expect(docs.leaked, `requests that left the page: ${docs.leaked.join(", ")}`).toEqual([]);
+    expect(docs.pageErrors).toEqual([]);
+  });
+});
+
+// The network check above must be able to fail.
+describe("the network check", () => {
+  it("catches Redocly's default build, which loads Redoc from its CDN", async () => {
+    const { browser } = ready();
+    const output = path.join(scratch, "cdn.html");
+    // A bare template, so nothing the project adds to its own (a CSP, say)
+    // hides the CDN load this check has to see.
+    const template = path.join(scratch, "bare.hbs");
+    await writeFile(template, "<!DOCTYPE html><html><head>{{{redocHead}}}</head><body>{{{redocHTML}}}</body></html>\n");
+    await run(
+      path.join(repoRoot, "node_modules", ".bin", "redocly"),
+      ["build-docs", "openapi.yaml", "-t", template, "-o", output],
+      { cwd: repoRoot, maxBuffer: 16 * 1024 * 1024 },
+    );
+    const cdn = await openOffline(browser, output);
+    try {
+      expect(cdn.leaked.some((url) => /^https:\/\/cdn\.redoc(?:ly)?\.(?:com|ly)\//.test(url))).toBe(true);
+    } finally {
+      await cdn.context.close();
+    }
+  });
+
+  it("catches images, fetch and WebSockets, but not what the page's own CSP refused", async () => {
+    const { browser } = ready();
+    const leaky = path.join(scratch, "leaky.html");
+    await writeFile(
+      leaky,
+      `<!DOCTYPE html><img src="http://leak.invalid/img.png"><script>
+        fetch("https://leak.invalid/fetch").catch(() => {});
+        new WebSocket("wss://leak.invalid/ws");
+      </script>`,
+    );
+    const guarded = path.join(scratch, "guarded.html");
+    await writeFile(
+      guarded,
+      `<!DOCTYPE html><meta http-equiv="Content-Security-Policy" content="img-src data:">
+       <img src="https://leak.invalid/refused.png">`,
+    );
+    const a = await openOffline(browser, leaky);
+    const b = await openOffline(browser, guarded);
+    try {
+      await expect.poll(() => [...a.leaked].sort()).toEqual([
+        "http://leak.invalid/img.png",
+        "https://leak.invalid/fetch",
+        "wss://leak.invalid/ws",
+      ]);
+      expect(b.leaked).toEqual([]);
+    } finally {
+      await a.context.close();
+      await b.context.close();
+    }
+  });
+});
