@@ -4,17 +4,14 @@ import { existsSync } from "node:fs";
 
 /**
  * openapi.yaml sits at the repository root, whether this module runs from
- * server/ (tests) or dist/server/ (compiled): look upwards for it rather than
- * shipping a copy that could drift.
+ * server/ (tests, tsx) or dist/server/ (compiled): look upwards for it rather
+ * than shipping a copy that could drift.
  */
-function findContract(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (;;) {
+export function findContract(from: string = path.dirname(fileURLToPath(import.meta.url))): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
     const candidate = path.join(dir, "openapi.yaml");
     if (existsSync(candidate)) return candidate;
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new Error("openapi.yaml not found above " + fileURLToPath(import.meta.url));
-    dir = parent;
+    if (path.dirname(dir) === dir) throw new Error(`openapi.yaml not found above ${from}`);
   }
 }
 

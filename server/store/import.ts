@@ -5,13 +5,12 @@
 // origin_uuid belongs to the deployment, not to an agent: it is optional in
 // the file and ignored when present (it must still be a UUID), so the output
 // of `GET /agents` from any deployment can be imported as it is.
-import { existsSync, readFileSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { readFileSync } from "node:fs";
 import _Ajv2020 from "ajv/dist/2020.js";
 import type { ErrorObject } from "ajv/dist/2020.js";
 import _addFormats from "ajv-formats";
 import { parse as parseYaml } from "yaml";
+import { findContract } from "../contract.js";
 import type { AgentRecord, AgentStore } from "./agent-store.js";
 
 // Both packages are CommonJS; under NodeNext their default export is the
@@ -21,17 +20,7 @@ const addFormats = _addFormats.default;
 
 export type AgentImport = { ok: true; agents: AgentRecord[] } | { ok: false; problems: string[] };
 
-/**
- * openapi.yaml stays at the repository root: two levels above this module
- * when run from server/store (tsx, vitest), three from dist/server/store.
- */
-export function findContract(from: string = path.dirname(fileURLToPath(import.meta.url))): string {
-  for (let dir = from; ; dir = path.dirname(dir)) {
-    const candidate = path.join(dir, "openapi.yaml");
-    if (existsSync(candidate)) return candidate;
-    if (path.dirname(dir) === dir) throw new Error(`openapi.yaml not found above ${from}`);
-  }
-}
+export { findContract };
 
 type JsonSchema = Record<string, unknown> & { properties?: Record<string, unknown>; required?: string[] };
 
