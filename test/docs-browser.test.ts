@@ -39,6 +39,10 @@ const CHROMIUM_ARGS = [
   "--host-resolver-rules=MAP * ~NOTFOUND",
 ];
 
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
 /** Schemes that stay inside the browser; anything else is the network. */
 const LOCAL_URL = /^(?:file|data|blob|about):/i;
 
@@ -140,10 +144,14 @@ describe("the built docs in chromium", () => {
     // works once its script has run in the page.
     await page.getByRole("link", { name: "agents", exact: true }).click();
     for (const summary of summaries) {
-      await page.getByRole("link", { name: summary }).click();
-      const heading = page.getByRole("heading", { level: 2, name: summary });
-      await heading.waitFor({ state: "visible" });
-      expect((await heading.innerText()).trim()).toBe(summary);
+      const exactly = escapeRegExp(summary);
+      // The sidebar entry ("List agents GET"), not the heading's own
+      // permalink ("link to List agents").
+      await page.getByRole("link", { name: new RegExp(`^${exactly}\\b`) }).click();
+      // Redoc renders operations lazily and re-renders them while scrolling,
+      // so wait (with retries) for the heading to hold exactly the summary.
+      const heading = page.locator("h2").filter({ hasText: new RegExp(`^\\s*${exactly}\\s*$`) });
+      await heading.waitFor({ state: "visible", timeout: 20_000 });
     }
     // The viewport only: Redoc renders operations lazily, so a full-page shot
     // of this long page is mostly blank placeholders.
