@@ -143,3 +143,31 @@ export async function spawnAgentd(env: Record<string, string>, options: { cwd: s
     },
   };
 }
+
+/** Runs one `agentd` admin command (e.g. `token create --acl x`) to completion, with the same environment rules as spawnAgentd. */
+export async function runAgentd(
+  args: string[],
+  env: Record<string, string>,
+  options: { cwd: string; timeoutMs?: number },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const childEnv: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!name.startsWith("AGENTD_")) childEnv[name] = value;
+  }
+  Object.assign(childEnv, { AGENTD_LOG_LEVEL: "warn" }, env);
+  const child = spawn(process.execPath, ["--import", TSX, CLI, ...args], {
+    cwd: options.cwd,
+    env: childEnv,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.add(child);
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? START_TIMEOUT_MS);
+  const code = await new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)));
+  clearTimeout(timer);
+  children.delete(child);
+  return { code, stdout, stderr };
+}
