@@ -1,0 +1,155 @@
+// Child processes, ports, readiness and memory for the bench runner.
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { openSync, readFileSync } from "node:fs";
+import http from "node:http";
+import https from "node:https";
+import { createServer } from "node:net";
+
+/** Whether `taskset` can pin processes to cores here (Linux util-linux). */
+export function tasksetWorks(): boolean {
+  const probe = spawnSync("taskset", ["-c", "0", "true"], { stdio: "ignore" });
+  return probe.status === 0;
+}
+
+export interface Pinning {
+  /** Core of the system under test, or null when nothing is pinned. */
+  target: number | null;
+  /** Core of the load generator. */
+  load: number | null;
+}
+
+/** Server on core 0 and load generator on core 1 when the machine has two cores and taskset; else unpinned. */
+export function choosePinning(cores: number): Pinning {
+  if (cores < 2 || !tasksetWorks()) return { target: null, load: null };
+  return { target: 0, load: 1 };
+}
+
+export interface SpawnOptions {
+  core: number | null;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** File that receives stdout; "ignore" for /dev/null, "pipe" to read it. */
+  stdout: string | "ignore" | "pipe";
+  /** File that receives stderr; "pipe" to read it. */
+  stderr: string | "pipe";
+}
+
+/** Starts `command args` pinned to one core (taskset execs it, so the pid is the program's own). */
+export function spawnOn(command: string, args: string[], options: SpawnOptions): ChildProcess {
+  const file = (target: string) => (target === "ignore" || target === "pipe" ? target : openSync(target, "a"));
+  const [cmd, argv] = options.core === null ? [command, args] : ["taskset", ["-c", String(options.core), command, ...args]];
+  return spawn(cmd, argv, {
+    env: options.env ?? process.env,
+    cwd: options.cwd,
+    stdio: ["ignore", file(options.stdout), file(options.stderr)],
+  });
+}
+
+/** Runs a child to completion and returns its stdout; rejects with its stderr when it fails. */
+export function runToEnd(command: string, args: string[], options: Omit<SpawnOptions, "stdout" | "stderr">): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawnOn(command, args, { ...options, stdout: "pipe", stderr: "pipe" });
+    let out = "";
+    let err = "";
+    child.stdout?.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr?.on("data", (chunk: Buffer) => (err += chunk.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => {
+      if (code === 0) resolve(out);
+      else reject(new Error(`${command} ${args.slice(0, 3).join(" ")} exited ${code}: ${err.trim().slice(-2000)}`));
+    });
+  });
+}
+
+/** A free TCP port on 127.0.0.1 (bind 0, release). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen({ port: 0, host: "127.0.0.1", exclusive: true }, () => {
+      const address = server.address();
+      const port = typeof address === "object" && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface Answer {
+  status: number;
+  body: string;
+}
+
+/**
+ * One request with a fresh connection. HTTPS requests trust `ca` only and
+ * verify the certificate and host name, so a target that serves the wrong
+ * certificate fails here before any load is sent.
+ */
+export function request(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string; ca?: string; timeoutMs?: number } = {},
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(url);
+    const common = { method: options.method ?? "GET", headers: options.headers ?? {}, agent: false as const, timeout: options.timeoutMs ?? 5000 };
+    const req =
+      target.protocol === "https:"
+        ? https.request(target, { ...common, ca: options.ca, rejectUnauthorized: true })
+        : http.request(target, common);
+    req.on("response", (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => (body += chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on("error", reject);
+    });
+    req.on("timeout", () => req.destroy(new Error(`timed out: ${url}`)));
+    req.on("error", reject);
+    req.end(options.body);
+  });
+}
+
+/** Polls `url` until it answers `status`; resolves with the milliseconds waited. */
+export async function waitFor(
+  url: string,
+  options: { status: number; headers?: Record<string, string>; ca?: string; timeoutMs: number; intervalMs?: number; child?: ChildProcess },
+): Promise<number> {
+  const started = performance.now();
+  let last = "no answer yet";
+  for (;;) {
+    if (options.child && options.child.exitCode !== null) throw new Error(`${url}: the process exited (${options.child.exitCode}) before answering`);
+    try {
+      const answer = await request(url, { headers: options.headers, ca: options.ca, timeoutMs: 2000 });
+      if (answer.status === options.status) return performance.now() - started;
+      last = `status ${answer.status}: ${answer.body.slice(0, 200)}`;
+    } catch (err) {
+      last = (err as Error).message;
+    }
+    if (performance.now() - started > options.timeoutMs) throw new Error(`${url} not ready after ${options.timeoutMs} ms (${last})`);
+    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 50));
+  }
+}
+
+/** Peak and current resident memory of a live process, in MiB, from /proc (Linux); null elsewhere. */
+export function memory(pid: number | undefined): { peakMiB: number; rssMiB: number } | null {
+  if (pid === undefined) return null;
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
+    return { peakMiB: kib("VmHWM") / 1024, rssMiB: kib("VmRSS") / 1024 };
+  } catch {
+    return null;
+  }
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone. */
+export function stop(child: ChildProcess, graceMs = 5000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const kill = setTimeout(() => child.kill("SIGKILL"), graceMs);
+    child.once("exit", () => {
+      clearTimeout(kill);
+      resolve();
+    });
+    child.kill("SIGTERM");
+  });
+}

@@ -1,0 +1,92 @@
+// The printed result: one row per target and operation, then the issue's
+// targets with met/missed, as Markdown (readable in a terminal, pasted into
+// docs/performance.md as is).
+import { OPERATIONS, type OperationName } from "./fixtures.js";
+
+export interface CellResult {
+  target: string;
+  label: string;
+  op: OperationName;
+  /** Medians over the rounds. */
+  rps: number;
+  p50: number;
+  p99: number;
+  /** req/s of each round, in run order. */
+  rounds: number[];
+  unexpected: number;
+  unexpectedStatuses: Record<string, number>;
+  errors: number;
+  peakRssMiB: number | null;
+}
+
+export interface RunInfo {
+  date: string;
+  command: string;
+  cpu: string;
+  cores: number;
+  node: string;
+  pinning: string;
+  rounds: number;
+  durationSeconds: number;
+  warmupSeconds: number;
+  connections: number;
+  coldStarts: number;
+  coldStartsMs: number[];
+  coldStartMs: number;
+  /** 1-minute load average when the run started and when the load ended: other work on the machine skews every figure. */
+  loadAverage: [number, number];
+  notes: string[];
+}
+
+const fixed = (value: number, digits: number) => (Number.isFinite(value) ? value.toFixed(digits) : "–");
+const ratio = (a: number | undefined, b: number | undefined) =>
+  a === undefined || b === undefined || !Number.isFinite(a) || !Number.isFinite(b) || b === 0 ? NaN : a / b;
+
+export function report(info: RunInfo, cells: CellResult[]): string {
+  const find = (target: string, op: OperationName) => cells.find((c) => c.target === target && c.op === op);
+  const lines: string[] = [];
+  lines.push(
+    `Run ${info.date} · ${info.command}`,
+    `Machine: ${info.cores} cores, ${info.cpu}, Node ${info.node}; pinning: ${info.pinning}; 1-min load average ${fixed(info.loadAverage[0], 1)} at start, ${fixed(info.loadAverage[1], 1)} at the end`,
+    `Load: autocannon, ${info.connections} connections, keep-alive, no pipelining; ${info.warmupSeconds} s warm-up per cell, then ${info.rounds} round(s) of ${info.durationSeconds} s, order alternating; medians.`,
+    "Servers: compiled dist/, rate limit DISABLED (AGENTD_RATE_LIMIT=0), log level info (default) with stdout to /dev/null, TLS on 127.0.0.1.",
+    "",
+    "| target | operation | req/s | p50 ms | p99 ms | × limit | × framework | peak RSS MiB | req/s per round | notes |",
+    "|---|---|--:|--:|--:|--:|--:|--:|---|---|",
+  );
+  for (const cell of cells) {
+    const notes: string[] = [];
+    if (cell.unexpected > 0) notes.push(`${cell.unexpected} unexpected: ${JSON.stringify(cell.unexpectedStatuses)}`);
+    if (cell.errors > 0) notes.push(`${cell.errors} errors/time-outs`);
+    lines.push(
+      `| ${cell.label} | ${OPERATIONS[cell.op].label} | ${fixed(cell.rps, 0)} | ${fixed(cell.p50, 2)} | ${fixed(cell.p99, 2)} | ${fixed(ratio(cell.rps, find("limit", cell.op)?.rps), 2)} | ${fixed(ratio(cell.rps, find("framework", cell.op)?.rps), 2)} | ${cell.peakRssMiB === null ? "–" : fixed(cell.peakRssMiB, 0)} | ${cell.rounds.join(", ")} | ${notes.join("; ")} |`,
+    );
+  }
+  lines.push("", `Cold start (process start to first 200, existing PGlite data dir): median ${fixed(info.coldStartMs, 0)} ms of ${info.coldStartsMs.length} (${info.coldStartsMs.map((t) => t.toFixed(0)).join(", ")} ms)`);
+
+  lines.push("", "| goal (issue 5) | measured | verdict |", "|---|---|---|");
+  const verdict = (ok: boolean | null) => (ok === null ? "not measured" : ok ? "met" : "MISSED");
+  const check = (goal: string, value: number, text: string, ok: (v: number) => boolean) =>
+    lines.push(`| ${goal} | ${Number.isFinite(value) ? text : "–"} | ${verdict(Number.isFinite(value) ? ok(value) : null)} |`);
+  for (const op of ["list", "byId", "byNumber"] as const) {
+    const server = find("server", op);
+    const r = ratio(server?.rps, find("framework", op)?.rps);
+    check(`server ${OPERATIONS[op].label} ≥ 0.9× framework ceiling`, r, `${fixed(r, 2)}×`, (v) => v >= 0.9);
+    check(`server ${OPERATIONS[op].label} p99 ≤ 10 ms`, server?.p99 ?? NaN, `${fixed(server?.p99 ?? NaN, 2)} ms`, (v) => v <= 10);
+  }
+  for (const target of ["server", "server-pg"]) {
+    const r = ratio(find(target, "pause")?.rps, find(target, "byNumber")?.rps);
+    check(`${target}: pause ≥ 0.5× its GET by number`, r, `${fixed(r, 2)}×`, (v) => v >= 0.5);
+  }
+  const prism = ratio(find("server", "byNumber")?.rps, find("prism", "byNumber")?.rps);
+  check("server GET by number ≥ 1.5× Prism (default logging)", prism, `${fixed(prism, 2)}×`, (v) => v >= 1.5);
+  const prismWarn = ratio(find("server", "byNumber")?.rps, find("prism-warn", "byNumber")?.rps);
+  check("server GET by number ≥ 1.0× Prism (-v warn)", prismWarn, `${fixed(prismWarn, 2)}×`, (v) => v >= 1.0);
+  check("cold start ≤ 1.0 s", info.coldStartMs, `${fixed(info.coldStartMs, 0)} ms`, (v) => v <= 1000);
+  const rss = find("server", "byNumber")?.peakRssMiB ?? NaN;
+  check("server peak RSS ≤ 200 MB under load", rss, `${fixed(rss, 0)} MiB`, (v) => v <= 200);
+  const stack = ratio(find("framework", "byNumber")?.rps, find("limit", "byNumber")?.rps);
+  lines.push("", `Context: framework ceiling / limit on GET by number = ${fixed(stack, 2)}× (the issue expects 0.15–0.25× for Express + validation).`);
+  for (const note of info.notes) lines.push(`Note: ${note}`);
+  return lines.join("\n") + "\n";
+}

@@ -1,0 +1,317 @@
+// `npm run bench`: starts every target on 127.0.0.1, drives each with
+// autocannon from its own process (pinned to another core when possible),
+// and prints the medians as a table with the issue's targets checked.
+//
+//   npm run bench                       # 3 rounds of 10 s after a 3 s warm-up per cell
+//   npm run bench -- --quick            # 1 round of 2 s: smoke test
+//   npm run bench -- --rounds 5 --duration 15 --only 'server|framework'
+//   npm run bench -- --json out.json --cpu-prof /tmp/prof
+import { randomBytes } from "node:crypto";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import pg from "pg";
+import type { DriveResult, DriveSpec } from "./drive.js";
+import {
+  AGENT_COUNT,
+  BENCH_TOKEN,
+  OPERATIONS,
+  PAUSE_BODY,
+  benchAgents,
+  writeCertificate,
+  type OperationName,
+} from "./fixtures.js";
+import { choosePinning, freePort, memory, request, runToEnd, stop, waitFor } from "./processes.js";
+import { report, type CellResult, type RunInfo } from "./report.js";
+import { serverEnv, spawnServer, targetSpecs, type BenchContext, type RunningTarget, type TargetSpec } from "./targets.js";
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+const { values: flags } = parseArgs({
+  options: {
+    quick: { type: "boolean", default: false },
+    rounds: { type: "string" },
+    duration: { type: "string" },
+    warmup: { type: "string" },
+    connections: { type: "string", default: "32" },
+    "cold-starts": { type: "string" },
+    only: { type: "string" },
+    json: { type: "string" },
+    "cpu-prof": { type: "string" },
+    "database-url": { type: "string" },
+  },
+});
+
+function positive(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} must be a positive number, got ${raw}`);
+  return value;
+}
+
+const settings = {
+  rounds: Math.round(positive("rounds", flags.rounds, flags.quick ? 1 : 3)),
+  durationSeconds: Math.round(positive("duration", flags.duration, flags.quick ? 2 : 10)),
+  warmupSeconds: Math.round(positive("warmup", flags.warmup, flags.quick ? 1 : 3)),
+  connections: Math.round(positive("connections", flags.connections, 32)),
+  coldStarts: Math.round(positive("cold-starts", flags["cold-starts"], flags.quick ? 1 : 5)),
+};
+const only = flags.only === undefined ? null : new RegExp(flags.only);
+const postgresUrl = flags["database-url"] ?? process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+function log(message: string): void {
+  process.stderr.write(`[bench] ${message}\n`);
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
+  if (sorted.length === 0) return NaN;
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** A database of its own on the PostgreSQL server, or null (with the reason) when none can be created. */
+async function createDatabase(url: string): Promise<{ url: string; drop(): Promise<void> } | { url: null; reason: string }> {
+  const name = `agentd_bench_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  try {
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+  } catch (err) {
+    await admin.end().catch(() => undefined);
+    return { url: null, reason: (err as Error).message };
+  }
+  await admin.end();
+  const target = new URL(url);
+  target.pathname = `/${name}`;
+  return {
+    url: target.href,
+    async drop() {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+function driveSpec(target: RunningTarget, op: OperationName): DriveSpec {
+  const operation = OPERATIONS[op];
+  const headers: Record<string, string> = { "x-auth-token": BENCH_TOKEN };
+  const spec: DriveSpec = {
+    url: target.base + operation.path,
+    method: operation.method,
+    headers,
+    connections: settings.connections,
+    durationSeconds: settings.durationSeconds,
+    expectStatus: op === "pause" ? 204 : 200,
+  };
+  if (op === "pause") {
+    headers["content-type"] = "application/json";
+    spec.body = PAUSE_BODY;
+  }
+  return spec;
+}
+
+async function drive(ctxCore: number | null, spec: DriveSpec): Promise<DriveResult> {
+  const out = await runToEnd(process.execPath, ["--import", "tsx", path.join(repo, "bench", "drive.ts"), JSON.stringify(spec)], {
+    core: ctxCore,
+    cwd: repo,
+  });
+  return JSON.parse(out.trim().split("\n").pop()!) as DriveResult;
+}
+
+/** One request per operation with certificate verification on; server bodies must equal the limit's bytes. */
+async function verify(spec: TargetSpec, target: RunningTarget, ca: string, reference: Map<OperationName, string>): Promise<void> {
+  for (const op of spec.ops) {
+    const drive = driveSpec(target, op);
+    const answer = await request(drive.url, { method: drive.method, headers: drive.headers, body: drive.body, ca });
+    if (answer.status !== drive.expectStatus) {
+      throw new Error(`${spec.key} ${op}: expected ${drive.expectStatus}, got ${answer.status} ${answer.body.slice(0, 300)}`);
+    }
+    if (!spec.samePayloads || op === "pause") continue;
+    const expected = reference.get(op);
+    if (expected === undefined) reference.set(op, answer.body);
+    else if (expected !== answer.body) throw new Error(`${spec.key} ${op}: body differs from the limit's (${answer.body.slice(0, 200)})`);
+  }
+}
+
+async function coldStarts(ctx: BenchContext, dataDir: string, count: number, ca: string): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const port = await freePort();
+    const started = performance.now();
+    const child = spawnServer(ctx, { AGENTD_DATA_DIR: dataDir, AGENTD_PORT: String(port) }, "cold-start.log");
+    try {
+      await waitFor(`https://127.0.0.1:${port}/1.0${OPERATIONS.byNumber.path}`, {
+        status: 200,
+        headers: { "x-auth-token": BENCH_TOKEN },
+        ca,
+        timeoutMs: 30_000,
+        intervalMs: 5,
+        child,
+      });
+      times.push(performance.now() - started);
+    } finally {
+      await stop(child);
+    }
+  }
+  return times;
+}
+
+async function main(): Promise<void> {
+  const started = new Date();
+  const loadBefore = os.loadavg()[0]!;
+  const pinning = choosePinning(os.availableParallelism());
+  log(
+    pinning.target === null
+      ? "taskset unavailable or one core: nothing is pinned"
+      : `targets pinned to core ${pinning.target}, load generator to core ${pinning.load}`,
+  );
+  const work = await mkdtemp(path.join(os.tmpdir(), "agentd-bench-"));
+  const running: RunningTarget[] = [];
+  let dropDatabase: (() => Promise<void>) | null = null;
+  let failed = true;
+  try {
+    const cert = await writeCertificate(work);
+    const ctx: BenchContext = { repo, work, cert, core: pinning.target, serverNodeFlags: [] };
+    const agentsFile = path.join(work, "agents.json");
+    await writeFile(agentsFile, JSON.stringify(benchAgents()));
+    const cli = path.join(repo, "dist", "server", "cli", "agentd.js");
+
+    // Data: the same 100 agents in two PGlite directories and one PostgreSQL database.
+    const pgliteDir = path.join(work, "data-pglite");
+    const externalDir = path.join(work, "data-external");
+    for (const dir of [pgliteDir, externalDir]) {
+      await runToEnd(process.execPath, [cli, "import", agentsFile], { core: null, cwd: work, env: serverEnv(ctx, { AGENTD_DATA_DIR: dir }) });
+    }
+    const database = await createDatabase(postgresUrl);
+    let postgresNote: string | null = null;
+    if (database.url === null) {
+      postgresNote = `PostgreSQL target not run: cannot create a database on ${postgresUrl} (${database.reason})`;
+      log(postgresNote);
+    } else {
+      dropDatabase = database.drop;
+      await runToEnd(process.execPath, [cli, "import", agentsFile], {
+        core: null,
+        cwd: work,
+        env: serverEnv(ctx, { AGENTD_DATA_DIR: path.join(work, "data-pg"), AGENTD_DATABASE_URL: database.url }),
+      });
+    }
+    log(`imported ${AGENT_COUNT} agents`);
+
+    const specs = targetSpecs({ pgliteDir, externalDir, databaseUrl: database.url }).filter(
+      (spec) => only === null || ["limit", "framework"].includes(spec.key) || only.test(spec.key),
+    );
+
+    // Cold start first, while nothing else runs: process start to the first 200 on an existing data dir.
+    let cold: number[] = [];
+    if (specs.some((s) => s.key === "server")) {
+      cold = await coldStarts(ctx, pgliteDir, settings.coldStarts, cert.cert);
+      log(`cold start: ${cold.map((t) => t.toFixed(0)).join(", ")} ms`);
+    }
+
+    if (flags["cpu-prof"]) {
+      await mkdir(flags["cpu-prof"], { recursive: true });
+      ctx.serverNodeFlags = ["--cpu-prof", "--cpu-prof-dir", path.resolve(flags["cpu-prof"])];
+    }
+    const targets: Array<{ spec: TargetSpec; target: RunningTarget }> = [];
+    for (const spec of specs) {
+      const target = await spec.start(ctx);
+      running.push(target);
+      targets.push({ spec, target });
+    }
+    const reference = new Map<OperationName, string>();
+    for (const { spec, target } of targets) {
+      await waitFor(target.base + OPERATIONS.byNumber.path, {
+        status: 200,
+        headers: { "x-auth-token": BENCH_TOKEN },
+        ca: cert.cert,
+        timeoutMs: 60_000,
+        child: target.main,
+      });
+      await verify(spec, target, cert.cert, reference);
+      log(`${spec.key} ready at ${target.base}`);
+    }
+
+    const cells = targets.flatMap(({ spec, target }) => spec.ops.map((op) => ({ spec, target, op })));
+    const estimate = cells.length * (settings.warmupSeconds + settings.rounds * settings.durationSeconds + (settings.rounds + 1) * 0.6);
+    log(`${cells.length} cells, ${settings.rounds} round(s) of ${settings.durationSeconds} s: about ${Math.ceil(estimate / 60)} min`);
+    for (const cell of cells) {
+      await drive(pinning.load, { ...driveSpec(cell.target, cell.op), durationSeconds: settings.warmupSeconds });
+    }
+    const results = new Map<string, DriveResult[]>();
+    for (let round = 0; round < settings.rounds; round++) {
+      // Alternate the order so no target always runs first (or last) after a given neighbour.
+      const order = round % 2 === 0 ? cells : [...cells].reverse();
+      for (const cell of order) {
+        const result = await drive(pinning.load, driveSpec(cell.target, cell.op));
+        const key = `${cell.spec.key}/${cell.op}`;
+        results.set(key, [...(results.get(key) ?? []), result]);
+        log(`round ${round + 1}: ${key} ${result.rps.toFixed(0)} req/s p50 ${result.p50.toFixed(2)} p99 ${result.p99.toFixed(2)} ms${result.unexpected + result.errors > 0 ? ` (${result.unexpected} unexpected, ${result.errors} errors)` : ""}`);
+      }
+    }
+
+    const memories = new Map(targets.map(({ spec, target }) => [spec.key, memory(target.main.pid)]));
+    const loadAfter = os.loadavg()[0]!;
+    const notes: string[] = postgresNote === null ? [] : [postgresNote];
+    for (const target of running) for (const child of target.processes) await stop(child);
+    const authChecks = await readFile(path.join(work, "auth-checks.json"), "utf8").catch(() => null);
+    if (authChecks !== null) {
+      const checks = (JSON.parse(authChecks) as { checks: number }).checks;
+      notes.push(`external auth service answered ${checks} token checks in the whole run (the verifier's 10 s answer cache served the rest)`);
+    }
+    if (targets.some(({ spec }) => spec.key.startsWith("prism"))) {
+      notes.push("Prism serves plain HTTP (no TLS) and answers the contract's example, not the bench agents' bytes; it only checks that X-Auth-Token is present");
+    }
+    const cellResults: CellResult[] = cells.map(({ spec, op }) => {
+      const rounds = results.get(`${spec.key}/${op}`) ?? [];
+      return {
+        target: spec.key,
+        label: spec.label,
+        op,
+        rps: median(rounds.map((r) => r.rps)),
+        p50: median(rounds.map((r) => r.p50)),
+        p99: median(rounds.map((r) => r.p99)),
+        rounds: rounds.map((r) => Math.round(r.rps)),
+        unexpected: rounds.reduce((sum, r) => sum + r.unexpected, 0),
+        unexpectedStatuses: rounds.reduce<Record<string, number>>((all, r) => {
+          for (const [status, n] of Object.entries(r.unexpectedStatuses)) all[status] = (all[status] ?? 0) + n;
+          return all;
+        }, {}),
+        errors: rounds.reduce((sum, r) => sum + r.errors + r.timeouts, 0),
+        peakRssMiB: memories.get(spec.key)?.peakMiB ?? null,
+      };
+    });
+
+    const info: RunInfo = {
+      date: started.toISOString(),
+      command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`,
+      cpu: os.cpus()[0]?.model ?? "unknown",
+      cores: os.availableParallelism(),
+      node: process.version,
+      pinning: pinning.target === null ? "none (taskset unavailable or a single core)" : `targets on core ${pinning.target}, autocannon on core ${pinning.load} (taskset)`,
+      ...settings,
+      coldStartsMs: cold,
+      coldStartMs: median(cold),
+      loadAverage: [loadBefore, loadAfter],
+      notes,
+    };
+    process.stdout.write(report(info, cellResults));
+    if (flags.json) await writeFile(flags.json, JSON.stringify({ info, cells: cellResults }, null, 2) + "\n");
+    failed = false;
+  } finally {
+    for (const target of running) for (const child of target.processes) await stop(child);
+    if (dropDatabase) await dropDatabase().catch((err: Error) => log(`could not drop the bench database: ${err.message}`));
+    // On failure the targets' stderr logs stay for a look.
+    if (failed) log(`logs kept in ${work}`);
+    else await rm(work, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.exitCode = 1;
+});

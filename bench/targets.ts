@@ -1,0 +1,174 @@
+// The systems under test and how to start each one as its own process.
+import type { ChildProcess } from "node:child_process";
+import path from "node:path";
+import type { CertFiles, OperationName } from "./fixtures.js";
+import { BENCH_TOKEN, ORIGIN_UUID } from "./fixtures.js";
+import { freePort, spawnOn } from "./processes.js";
+
+export interface BenchContext {
+  repo: string;
+  work: string;
+  cert: CertFiles;
+  /** Core for systems under test (null: unpinned). */
+  core: number | null;
+  /** Extra node flags for the shipped server (e.g. --cpu-prof). */
+  serverNodeFlags: string[];
+}
+
+export interface RunningTarget {
+  /** URL the operations' paths are appended to. */
+  base: string;
+  https: boolean;
+  /** The process whose memory is reported. */
+  main: ChildProcess;
+  /** Every process of the target, stopped in this order. */
+  processes: ChildProcess[];
+}
+
+export interface TargetSpec {
+  key: string;
+  label: string;
+  ops: readonly OperationName[];
+  /** Compared byte for byte with the limit's bodies before the load (false for Prism: it serves the contract's examples). */
+  samePayloads: boolean;
+  start(ctx: BenchContext): Promise<RunningTarget>;
+}
+
+const ALL_OPS: readonly OperationName[] = ["list", "byId", "byNumber", "pause"];
+
+function tsxTarget(ctx: BenchContext, file: string, port: number, log: string, stdout: string = "ignore"): ChildProcess {
+  return spawnOn(process.execPath, ["--import", "tsx", path.join(ctx.repo, "bench", "targets", file)], {
+    core: ctx.core,
+    cwd: ctx.repo,
+    env: { ...process.env, BENCH_PORT: String(port), BENCH_CERT: ctx.cert.certPath, BENCH_KEY: ctx.cert.keyPath },
+    stdout,
+    stderr: path.join(ctx.work, log),
+  });
+}
+
+/** The server's environment: inherited AGENTD_* variables are dropped so only the bench's settings apply. */
+export function serverEnv(ctx: BenchContext, settings: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) if (!name.startsWith("AGENTD_")) env[name] = value;
+  return {
+    ...env,
+    AGENTD_HOST: "127.0.0.1",
+    AGENTD_TLS_CERT: ctx.cert.certPath,
+    AGENTD_TLS_KEY: ctx.cert.keyPath,
+    AGENTD_ORIGIN_UUID: ORIGIN_UUID,
+    AGENTD_ADMIN_TOKEN: BENCH_TOKEN,
+    // The run measures throughput, not the per-token limit (100/s by default).
+    AGENTD_RATE_LIMIT: "0",
+    ...settings,
+  };
+}
+
+/** `agentd serve` from dist/, logging at its default level (info) to stdout, which goes to /dev/null. */
+export function spawnServer(ctx: BenchContext, settings: Record<string, string>, log: string, nodeFlags: string[] = []): ChildProcess {
+  return spawnOn(process.execPath, [...nodeFlags, path.join(ctx.repo, "dist", "server", "cli", "agentd.js"), "serve"], {
+    core: ctx.core,
+    // Not the repository: its .env must not configure the bench servers.
+    cwd: ctx.work,
+    env: serverEnv(ctx, settings),
+    stdout: "ignore",
+    stderr: path.join(ctx.work, log),
+  });
+}
+
+async function server(ctx: BenchContext, settings: Record<string, string>, log: string, nodeFlags: string[] = []): Promise<RunningTarget> {
+  const port = await freePort();
+  const child = spawnServer(ctx, { ...settings, AGENTD_PORT: String(port) }, log, nodeFlags);
+  return { base: `https://127.0.0.1:${port}/1.0`, https: true, main: child, processes: [child] };
+}
+
+async function prism(ctx: BenchContext, level: string | null, log: string): Promise<RunningTarget> {
+  const port = await freePort();
+  const bin = path.join(ctx.repo, "node_modules", "@stoplight", "prism-cli", "dist", "index.js");
+  const args = [bin, "mock", path.join(ctx.repo, "openapi.yaml"), "--host", "127.0.0.1", "--port", String(port)];
+  if (level !== null) args.push("-v", level);
+  const child = spawnOn(process.execPath, args, { core: ctx.core, cwd: ctx.repo, stdout: "ignore", stderr: path.join(ctx.work, log) });
+  // Prism serves the contract's paths from its root, without /1.0, over plain HTTP.
+  return { base: `http://127.0.0.1:${port}`, https: false, main: child, processes: [child] };
+}
+
+export interface TargetSetup {
+  pgliteDir: string;
+  externalDir: string;
+  /** null when PostgreSQL is unavailable; the target is then reported as not run. */
+  databaseUrl: string | null;
+}
+
+export function targetSpecs(setup: TargetSetup): TargetSpec[] {
+  const specs: TargetSpec[] = [
+    {
+      key: "limit",
+      label: "limit: bare node:https, bodies from memory",
+      ops: ALL_OPS,
+      samePayloads: true,
+      async start(ctx) {
+        const port = await freePort();
+        const child = tsxTarget(ctx, "limit.ts", port, "limit.log");
+        return { base: `https://127.0.0.1:${port}/1.0`, https: true, main: child, processes: [child] };
+      },
+    },
+    {
+      key: "framework",
+      label: "framework ceiling: Express 5 + openapi-validator, from memory",
+      ops: ALL_OPS,
+      samePayloads: true,
+      async start(ctx) {
+        const port = await freePort();
+        const child = tsxTarget(ctx, "framework.ts", port, "framework.log");
+        return { base: `https://127.0.0.1:${port}/1.0`, https: true, main: child, processes: [child] };
+      },
+    },
+    {
+      key: "server",
+      label: "server as shipped: PGlite, embedded tokens, info logs",
+      ops: ALL_OPS,
+      samePayloads: true,
+      start: (ctx) => server(ctx, { AGENTD_DATA_DIR: setup.pgliteDir }, "server.log", ctx.serverNodeFlags),
+    },
+  ];
+  if (setup.databaseUrl !== null) {
+    const url = setup.databaseUrl;
+    specs.push({
+      key: "server-pg",
+      label: "server on PostgreSQL, embedded tokens",
+      ops: ALL_OPS,
+      samePayloads: true,
+      start: (ctx) => server(ctx, { AGENTD_DATA_DIR: path.join(ctx.work, "data-pg"), AGENTD_DATABASE_URL: url }, "server-pg.log"),
+    });
+  }
+  specs.push(
+    {
+      key: "server-ext",
+      label: "server, external auth verifier (cache warm), PGlite",
+      ops: ["byNumber"],
+      samePayloads: true,
+      async start(ctx) {
+        const authPort = await freePort();
+        // It prints how many checks it answered when it stops: the verifier's cache should keep that tiny.
+        const auth = tsxTarget(ctx, "auth-service.ts", authPort, "auth-service.log", path.join(ctx.work, "auth-checks.json"));
+        const running = await server(ctx, { AGENTD_DATA_DIR: setup.externalDir, AGENTD_AUTH_URL: `http://127.0.0.1:${authPort}` }, "server-ext.log");
+        // The server first, so it stops talking to the auth service before that goes away.
+        return { ...running, processes: [running.main, auth] };
+      },
+    },
+    {
+      key: "prism",
+      label: "Prism mock, default logging (HTTP)",
+      ops: ["byNumber"],
+      samePayloads: false,
+      start: (ctx) => prism(ctx, null, "prism.log"),
+    },
+    {
+      key: "prism-warn",
+      label: "Prism mock, -v warn (HTTP)",
+      ops: ["byNumber"],
+      samePayloads: false,
+      start: (ctx) => prism(ctx, "warn", "prism-warn.log"),
+    },
+  );
+  return specs;
+}

@@ -1,0 +1,31 @@
+// The slice of autocannon 9's programmatic API the bench uses (it ships no types).
+declare module "autocannon" {
+  import type { EventEmitter } from "node:events";
+  import type { ConnectionOptions } from "node:tls";
+
+  export interface Options {
+    url: string;
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    connections?: number;
+    pipelining?: number;
+    duration?: number;
+    timeout?: number;
+    tlsOptions?: ConnectionOptions;
+  }
+  export interface Result {
+    duration: number;
+    errors: number;
+    timeouts: number;
+    non2xx: number;
+    requests: { total: number; average: number; sent: number };
+    latency: { p50: number; p99: number };
+    statusCodeStats?: Record<string, { count: number }>;
+  }
+  export interface Instance extends EventEmitter {
+    stop(): void;
+  }
+  function autocannon(options: Options, callback: (err: Error | null, result: Result) => void): Instance;
+  export default autocannon;
+}
