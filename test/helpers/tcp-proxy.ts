@@ -49,7 +49,9 @@ export async function startTcpProxy(target: { host?: string; port: number }): Pr
     pairs.delete(pair);
   };
 
-  const server = net.createServer((client) => {
+  // Half-open allowed: a held socket must not answer a FIN with its own, as
+  // nothing crosses a real partition; while forwarding, pipe() carries FINs.
+  const server = net.createServer({ allowHalfOpen: true }, (client) => {
     accepted++;
     client.on("error", () => {});
     if (mode !== "open") {
@@ -61,7 +63,7 @@ export async function startTcpProxy(target: { host?: string; port: number }): Pr
     }
     const pair: Pair = { client, upstream: null };
     pairs.add(pair);
-    const upstream = net.connect({ host, port: target.port });
+    const upstream = net.connect({ host, port: target.port, allowHalfOpen: true });
     pair.upstream = upstream;
     upstream.on("error", () => destroy(pair));
     client.on("close", () => destroy(pair));
