@@ -50,9 +50,19 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     AGENTD_ADMIN_TOKEN: ADMIN_TOKEN,
     ...env,
   });
-  if (!result.ok) throw new Error(result.errors.join("\n"));
+  const removeOwnDataDir = () => ownDataDir && rmSync(ownDataDir, { recursive: true, force: true });
+  if (!result.ok) {
+    removeOwnDataDir();
+    throw new Error(result.errors.join("\n"));
+  }
   const config = result.config;
-  const running = await startServer(config, pino({ level: config.logLevel }));
+  let running: RunningServer;
+  try {
+    running = await startServer(config, pino({ level: config.logLevel }));
+  } catch (err) {
+    removeOwnDataDir();
+    throw err;
+  }
   const ca = readFileSync(running.certPath, "utf8");
   const dispatcher = new Agent({ connect: { ca } });
 
@@ -110,7 +120,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     async close() {
       await running.close();
       await dispatcher.close();
-      if (ownDataDir) rmSync(ownDataDir, { recursive: true, force: true });
+      removeOwnDataDir();
     },
   };
 }
