@@ -1,7 +1,8 @@
 // The agentctl CLI as users run it: compiled by tsc to JavaScript and spawned
 // as a real child process (`node agentctl.js ...`), against the Prism mock of
 // openapi.yaml by default, or any running server when AGENTD_CLIENT_TEST_URL
-// (+ AGENTD_CLIENT_TEST_TOKEN, optional AGENTD_CLIENT_TEST_CA) is set.
+// (+ AGENTD_CLIENT_TEST_TOKEN, optional AGENTD_CLIENT_TEST_CA) is set; and,
+// in the last describe, against the real server started in this process.
 import { execFile, spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -10,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectValid, loadContract, repoRoot } from "./helpers/contract.js";
 import { freePort } from "./helpers/ports.js";
 import { startPrism, type PrismHandle } from "./helpers/prism.js";
+import { ADMIN_TOKEN, startTestServer, type TestServer } from "./helpers/server.js";
 
 const contract = loadContract();
 
@@ -232,5 +234,147 @@ describe("network errors exit 1", () => {
     // Whatever answers there (nothing, or a server with a self-signed
     // certificate), the message names the default URL.
     expect(run.stderr).toContain("https://localhost:9493/1.0/agents");
+  });
+});
+
+// The same CLI against the real server, started in this process: HTTPS with
+// its self-signed certificate (trusted with --cacert), a fresh PGlite data
+// directory with the demo agents (1001 logged in, 1002 logged out, 1003
+// paused with a reason, 1004 paused without one, 1005 logged in, 1006 logged
+// out), and real tokens.
+describe("against the real server", () => {
+  let server: TestServer;
+  /** --url, --token and --cacert for the real server, as options (not env). */
+  let options: string[];
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    options = ["--url", server.url, "--token", ADMIN_TOKEN, "--cacert", server.running.certPath];
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  const getJson = async (number: string): Promise<unknown> => {
+    const run = await agentctl([...options, "agents", "get", "--number", number, "--json"]);
+    expect(run.code, run.stderr).toBe(0);
+    return expectValid(contract.responseValidator("getAgentByNumber", 200), parseJson(run));
+  };
+
+  it("agents list prints every agent as a table row, in every state", async () => {
+    const run = await agentctl([...options, "agents", "list"]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    const rows = run.stdout.trimEnd().split("\n").map((line) => line.split(/\s{2,}/));
+    expect(rows).toEqual([
+      ["ID", "NUMBER", "LOGGED", "PAUSED", "REASON", "EXTENSION", "CONTEXT", "INTERFACE"],
+      ["1", "1001", "yes", "no", "-", "1001", "default", "PJSIP/alice"],
+      ["2", "1002", "no", "no", "-", "-", "-", "-"],
+      ["3", "1003", "yes", "yes", "lunch break", "1003", "default", "SIP/carol"],
+      ["4", "1004", "yes", "yes", "-", "2004", "sales", "PJSIP/dave"],
+      ["5", "1005", "yes", "no", "-", "2005", "sales", "PJSIP/erin"],
+      ["6", "1006", "no", "no", "-", "-", "-", "-"],
+    ]);
+  });
+
+  it("agents list --json prints exactly what the server answers", async () => {
+    const run = await agentctl([...options, "agents", "list", "--json"]);
+    expect(run.code, run.stderr).toBe(0);
+    const list = expectValid(contract.responseValidator("listAgents", 200), parseJson(run));
+    expect(list).toEqual((await server.call("GET", "/agents")).json);
+  });
+
+  it("takes the URL, token and CA file from AGENTD_URL, AGENTD_TOKEN and AGENTD_CACERT", async () => {
+    const run = await agentctl(["agents", "list", "--json"], {
+      AGENTD_URL: server.url,
+      AGENTD_TOKEN: ADMIN_TOKEN,
+      AGENTD_CACERT: server.running.certPath,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(parseJson(run)).toHaveLength(6);
+  });
+
+  it("agents get --id prints the agent as key/value lines, --number --json as the contract's body", async () => {
+    const run = await agentctl([...options, "agents", "get", "--id", "3"]);
+    expect(run.code, run.stderr).toBe(0);
+    const lines = Object.fromEntries(run.stdout.trimEnd().split("\n").map((line) => line.split(/:\s+/) as [string, string]));
+    expect(lines).toMatchObject({ id: "3", number: "1003", logged: "true", paused: "true", paused_reason: "lunch break", state_interface: "SIP/carol" });
+    expect(await getJson("1003")).toEqual((await server.call("GET", "/agents/by-id/3")).json);
+  });
+
+  it("agents pause pauses, and the pause shows on the next get (table and --json)", async () => {
+    let run = await agentctl([...options, "agents", "pause", "1005", "--reason", "coffee break"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe("agent 1005 paused (reason: coffee break)\n");
+    expect(await getJson("1005")).toMatchObject({ logged: true, paused: true, paused_reason: "coffee break" });
+
+    run = await agentctl([...options, "agents", "pause", "1005", "--json"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(parseJson(run)).toEqual({ number: "1005", paused: true, paused_reason: null });
+    expect(await getJson("1005")).toMatchObject({ paused: true, paused_reason: null });
+
+    run = await agentctl([...options, "agents", "get", "--number", "1005"]);
+    expect(run.stdout).toMatch(/^paused:\s+true$/m);
+    expect(run.stdout).toMatch(/^paused_reason:\s+-$/m);
+  });
+
+  it("API errors exit 1 with the status and the contract's error: 404, 409, 400", async () => {
+    let run = await agentctl([...options, "agents", "get", "--number", "999999"]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe("error: 404 no such agent\n");
+    expect(run.stdout).toBe("");
+
+    run = await agentctl([...options, "agents", "pause", "1002", "--reason", "lunch"]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe("error: 409 not logged in\n");
+    expect(await getJson("1002")).toMatchObject({ logged: false, paused: false });
+
+    run = await agentctl([...options, "agents", "pause", "1001", "--reason", "x".repeat(81), "--json"]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^error: 400 invalid request\n {2}body /);
+    expect(parseJson(run)).toMatchObject({ status: 400, error: "invalid request" });
+  });
+
+  it("a bad token exits 1 with 401 invalid token or unauthorized", async () => {
+    const run = await agentctl(["--url", server.url, "--token", "not-a-token", "--cacert", server.running.certPath, "agents", "list"]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe("error: 401 invalid token or unauthorized\n");
+    expect(run.stdout).toBe("");
+    const json = await agentctl(["--url", server.url, "--token", "not-a-token", "--cacert", server.running.certPath, "agents", "list", "--json"]);
+    expect(json.code).toBe(1);
+    expect(parseJson(json)).toEqual({ status: 401, error: "invalid token or unauthorized" });
+  });
+
+  it("a token without the ACL exits 1 with 403 insufficient permissions, and pauses nothing", async () => {
+    const reader = await server.createToken(["agentd.agents.read", "agentd.agents.by-number.*.read"]);
+    const run = await agentctl(["--url", server.url, "--token", reader, "--cacert", server.running.certPath, "agents", "pause", "1001"]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe("error: 403 insufficient permissions\n");
+    expect(await getJson("1001")).toMatchObject({ paused: false });
+  });
+
+  it("a usage error exits 2, with the message on stderr", async () => {
+    for (const args of [["agents", "get"], ["agents", "get", "--id", "0"], ["agents", "pause"], ["agents", "stop", "1001"]]) {
+      const run = await agentctl([...options, ...args]);
+      expect(run.code, args.join(" ")).toBe(2);
+      expect(run.stdout).toBe("");
+      expect(run.stderr).toMatch(/error/);
+    }
+  });
+
+  it("an unreachable URL exits 1 with a message naming the URL and the cause", async () => {
+    const port = await freePort(); // released: nothing listens there
+    const url = `https://127.0.0.1:${port}/1.0`;
+    const run = await agentctl(["--url", url, "--token", ADMIN_TOKEN, "--cacert", server.running.certPath, "agents", "list"]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(`error: cannot reach ${url}/agents: connect ECONNREFUSED 127.0.0.1:${port}\n`);
+  });
+
+  it("without --cacert the self-signed certificate is refused: exit 1, the message names the certificate problem", async () => {
+    const run = await agentctl(["--url", server.url, "--token", ADMIN_TOKEN, "agents", "list"]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toContain(`error: cannot reach ${server.url}/agents: `);
+    expect(run.stderr).toMatch(/DEPTH_ZERO_SELF_SIGNED_CERT|self[- ]signed certificate/);
   });
 });

@@ -1,8 +1,9 @@
-// The typed client (client/index.ts) against real processes: the Prism mock
-// of openapi.yaml by default, or any running server when
-// AGENTD_CLIENT_TEST_URL (+ AGENTD_CLIENT_TEST_TOKEN, optional
-// AGENTD_CLIENT_TEST_CA) is set. The TLS tests use their own HTTPS server
-// with a certificate generated here.
+// The typed client (client/index.ts) against real processes. The behaviour
+// tests run twice: against the Prism mock of openapi.yaml (or any running
+// server when AGENTD_CLIENT_TEST_URL + AGENTD_CLIENT_TEST_TOKEN, optional
+// AGENTD_CLIENT_TEST_CA, are set), and against the real server started here
+// (HTTPS with its self-signed certificate, fresh PGlite). The TLS tests use
+// their own HTTPS server with a certificate generated here.
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer as createHttpsServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
@@ -23,6 +24,8 @@ import {
 import { expectValid, loadContract, repoRoot } from "./helpers/contract.js";
 import { freePort } from "./helpers/ports.js";
 import { startPrism, type PrismHandle } from "./helpers/prism.js";
+import { ADMIN_TOKEN, startTestServer, type TestServer } from "./helpers/server.js";
+import { createTrustingFetch } from "../client/node-tls.js";
 
 const contract = loadContract();
 
@@ -32,26 +35,53 @@ interface Target {
   ca?: string;
   /** Prism answers with the contract's examples and accepts any token. */
   isMock: boolean;
+  /** A fetch that reaches the target (trusting its certificate), for tests that wrap the client's fetch. */
+  fetch: (request: Request) => Promise<Response>;
+  /** The real server started by this file, when the target is one. */
+  server?: TestServer;
   stop(): Promise<void>;
 }
 
-async function startTarget(): Promise<Target> {
+type TargetKind = "mock" | "server";
+
+async function startTarget(kind: TargetKind): Promise<Target> {
+  if (kind === "server") {
+    const server = await startTestServer();
+    const trusting = await createTrustingFetch(server.ca);
+    return {
+      baseUrl: server.url,
+      token: ADMIN_TOKEN,
+      ca: server.ca,
+      isMock: false,
+      fetch: trusting,
+      server,
+      stop: async () => {
+        await trusting.close();
+        await server.close();
+      },
+    };
+  }
   const url = process.env.AGENTD_CLIENT_TEST_URL;
   if (url) {
     const token = process.env.AGENTD_CLIENT_TEST_TOKEN;
     if (!token) throw new Error("AGENTD_CLIENT_TEST_URL is set but AGENTD_CLIENT_TEST_TOKEN is not");
     const ca = process.env.AGENTD_CLIENT_TEST_CA;
-    return { baseUrl: url, token, ...(ca ? { ca } : {}), isMock: false, stop: async () => {} };
+    if (ca) {
+      const trusting = await createTrustingFetch(ca);
+      return { baseUrl: url, token, ca, isMock: false, fetch: trusting, stop: () => trusting.close() };
+    }
+    return { baseUrl: url, token, isMock: false, fetch: (r) => fetch(r), stop: async () => {} };
   }
   const prism: PrismHandle = await startPrism({ mode: "mock" });
-  return { baseUrl: prism.url, token: "client-test-token", isMock: true, stop: () => prism.stop() };
+  return { baseUrl: prism.url, token: "client-test-token", isMock: true, fetch: (r) => fetch(r), stop: () => prism.stop() };
 }
 
 let target: Target;
+// A custom fetch replaces `ca`: it is then target.fetch's job to trust the certificate.
 const clientOptions = (extra: Partial<AgentdClientOptions> = {}): AgentdClientOptions => ({
   baseUrl: target.baseUrl,
   token: target.token,
-  ...(target.ca ? { ca: target.ca } : {}),
+  ...(target.ca && !extra.fetch ? { ca: target.ca } : {}),
   ...extra,
 });
 
@@ -61,139 +91,191 @@ function expectOk<T>(result: AgentdResult<T>): T {
   return result.data;
 }
 
-/** A fetch that forwards to the global fetch after letting the test rewrite the request. */
+/** A fetch that forwards to the target's fetch after letting the test rewrite the request. */
 function rewritingFetch(rewrite: (headers: Headers) => void): (request: Request) => Promise<Response> {
   return (request) => {
     const headers = new Headers(request.headers);
     rewrite(headers);
-    return fetch(new Request(request, { headers }));
+    return target.fetch(new Request(request, { headers }));
   };
 }
 
-beforeAll(async () => {
-  target = await startTarget();
-});
+const KINDS: { kind: TargetKind; label: string }[] = [
+  { kind: "mock", label: process.env.AGENTD_CLIENT_TEST_URL ? "server at AGENTD_CLIENT_TEST_URL" : "Prism mock" },
+  { kind: "server", label: "real server" },
+];
 
-afterAll(async () => {
-  await target?.stop();
-});
-
-describe("typed methods", () => {
-  it("listAgents returns the contract's agent list", async () => {
-    const client = createAgentdClient(clientOptions());
-    const result = await client.listAgents();
-    expect(result.ok).toBe(true);
-    expect(result.status).toBe(200);
-    const list: AgentStatus[] = expectOk(result);
-    expectValid(contract.responseValidator("listAgents", 200), list);
-    if (target.isMock) expect(list.map((a) => a.number)).toEqual(["1001", "1002", "1003"]);
-    await client.close();
+describe.each(KINDS)("against the $label", ({ kind }) => {
+  beforeAll(async () => {
+    target = await startTarget(kind);
   });
 
-  it("getAgentById and getAgentByNumber return one typed agent", async () => {
-    const client = createAgentdClient(clientOptions());
-    const [first] = expectOk(await client.listAgents());
-    expect(first).toBeDefined();
-
-    const byId = expectOk(await client.getAgentById(first!.id));
-    expectValid(contract.responseValidator("getAgentById", 200), byId);
-    const byNumber = expectOk(await client.getAgentByNumber(first!.number));
-    expectValid(contract.responseValidator("getAgentByNumber", 200), byNumber);
-    if (!target.isMock) {
-      // Prism returns its first example whatever the path; only a server knows the agent.
-      expect(byId).toEqual(first);
-      expect(byNumber).toEqual(first);
-    }
+  afterAll(async () => {
+    await target?.stop();
   });
 
-  it("pauseAgentByNumber resolves to ok with no data, with and without a reason", async () => {
-    const client = createAgentdClient(clientOptions());
-    const logged = expectOk(await client.listAgents()).find((a) => a.logged);
-    expect(logged, "the target has a logged-in agent").toBeDefined();
-
-    const withReason = await client.pauseAgentByNumber(logged!.number, "lunch break");
-    expect(withReason).toEqual({ ok: true, status: 204, data: undefined });
-    if (!target.isMock) {
-      const after = expectOk(await client.getAgentByNumber(logged!.number));
-      expect(after).toMatchObject({ paused: true, paused_reason: "lunch break" });
-    }
-    const withoutReason = await client.pauseAgentByNumber(logged!.number);
-    expect(withoutReason).toEqual({ ok: true, status: 204, data: undefined });
-    if (!target.isMock) {
-      const after = expectOk(await client.getAgentByNumber(logged!.number));
-      expect(after).toMatchObject({ paused: true, paused_reason: null });
-    }
-  });
-
-  it("an invalid path parameter comes back as a typed 400 with details", async () => {
-    const client = createAgentdClient(clientOptions());
-    const result = await client.getAgentByNumber("not-digits");
-    expect(result.ok).toBe(false);
-    if (result.ok) return;
-    expect(result.status).toBe(400);
-    expectValid(contract.schemaValidator("Error"), result.error);
-    expect(result.error.error).toBe("invalid request");
-    expect(result.error.details?.some((d) => d.location === "path" && d.path === "agent_number")).toBe(true);
-  });
-
-  it("an unknown agent comes back as a typed 404 no such agent", async () => {
-    // Prism cannot know which agents exist; ask it for the 404 response.
-    const client = createAgentdClient(
-      clientOptions(target.isMock ? { fetch: rewritingFetch((h) => h.set("Prefer", "code=404")) } : {}),
-    );
-    const result = await client.getAgentById(2147483647);
-    expect(result).toEqual({ ok: false, status: 404, error: { error: "no such agent" } });
-  });
-
-  it("the raw typed client shares the token middleware", async () => {
-    const client = createAgentdClient(clientOptions());
-    const { data, error, response } = await client.raw.GET("/agents/by-id/{agent_id}", {
-      params: { path: { agent_id: 1 } },
+  describe("typed methods", () => {
+    it("listAgents returns the contract's agent list", async () => {
+      const client = createAgentdClient(clientOptions());
+      const result = await client.listAgents();
+      expect(result.ok).toBe(true);
+      expect(result.status).toBe(200);
+      const list: AgentStatus[] = expectOk(result);
+      expectValid(contract.responseValidator("listAgents", 200), list);
+      if (target.isMock) expect(list.map((a) => a.number)).toEqual(["1001", "1002", "1003"]);
+      await client.close();
     });
-    expect(response.status === 200 || response.status === 404).toBe(true);
-    if (response.status === 200) expectValid(contract.responseValidator("getAgentById", 200), data);
-    else expect(error).toEqual({ error: "no such agent" });
-  });
-});
 
-describe("token", () => {
-  it("is added as X-Auth-Token by the middleware on every operation", async () => {
-    const seen: (string | null)[] = [];
-    const client = createAgentdClient(
-      clientOptions({
-        fetch: (request) => {
-          seen.push(request.headers.get("x-auth-token"));
-          return fetch(request);
-        },
-      }),
-    );
-    expectOk(await client.listAgents());
-    expectOk(await client.getAgentById(1)).id;
-    await client.getAgentByNumber("1001");
-    await client.pauseAgentByNumber("1001", "x");
-    expect(seen).toEqual([target.token, target.token, target.token, target.token]);
+    it("getAgentById and getAgentByNumber return one typed agent", async () => {
+      const client = createAgentdClient(clientOptions());
+      const [first] = expectOk(await client.listAgents());
+      expect(first).toBeDefined();
+
+      const byId = expectOk(await client.getAgentById(first!.id));
+      expectValid(contract.responseValidator("getAgentById", 200), byId);
+      const byNumber = expectOk(await client.getAgentByNumber(first!.number));
+      expectValid(contract.responseValidator("getAgentByNumber", 200), byNumber);
+      if (!target.isMock) {
+        // Prism returns its first example whatever the path; only a server knows the agent.
+        expect(byId).toEqual(first);
+        expect(byNumber).toEqual(first);
+      }
+    });
+
+    it("pauseAgentByNumber resolves to ok with no data, with and without a reason", async () => {
+      const client = createAgentdClient(clientOptions());
+      const logged = expectOk(await client.listAgents()).find((a) => a.logged);
+      expect(logged, "the target has a logged-in agent").toBeDefined();
+
+      const withReason = await client.pauseAgentByNumber(logged!.number, "lunch break");
+      expect(withReason).toEqual({ ok: true, status: 204, data: undefined });
+      if (!target.isMock) {
+        const after = expectOk(await client.getAgentByNumber(logged!.number));
+        expect(after).toMatchObject({ paused: true, paused_reason: "lunch break" });
+      }
+      const withoutReason = await client.pauseAgentByNumber(logged!.number);
+      expect(withoutReason).toEqual({ ok: true, status: 204, data: undefined });
+      if (!target.isMock) {
+        const after = expectOk(await client.getAgentByNumber(logged!.number));
+        expect(after).toMatchObject({ paused: true, paused_reason: null });
+      }
+    });
+
+    it("an invalid path parameter comes back as a typed 400 with details", async () => {
+      const client = createAgentdClient(clientOptions());
+      const result = await client.getAgentByNumber("not-digits");
+      expect(result.ok).toBe(false);
+      if (result.ok) return;
+      expect(result.status).toBe(400);
+      expectValid(contract.schemaValidator("Error"), result.error);
+      expect(result.error.error).toBe("invalid request");
+      expect(result.error.details?.some((d) => d.location === "path" && d.path === "agent_number")).toBe(true);
+    });
+
+    it("an unknown agent comes back as a typed 404 no such agent", async () => {
+      // Prism cannot know which agents exist; ask it for the 404 response.
+      const client = createAgentdClient(
+        clientOptions(target.isMock ? { fetch: rewritingFetch((h) => h.set("Prefer", "code=404")) } : {}),
+      );
+      const result = await client.getAgentById(2147483647);
+      expect(result).toEqual({ ok: false, status: 404, error: { error: "no such agent" } });
+    });
+
+    it("the raw typed client shares the token middleware", async () => {
+      const client = createAgentdClient(clientOptions());
+      const { data, error, response } = await client.raw.GET("/agents/by-id/{agent_id}", {
+        params: { path: { agent_id: 1 } },
+      });
+      expect(response.status === 200 || response.status === 404).toBe(true);
+      if (response.status === 200) expectValid(contract.responseValidator("getAgentById", 200), data);
+      else expect(error).toEqual({ error: "no such agent" });
+    });
   });
 
-  it("a request without the token is a typed 401 (the target refuses it)", async () => {
-    const client = createAgentdClient(clientOptions({ fetch: rewritingFetch((h) => h.delete("X-Auth-Token")) }));
-    for (const result of [await client.listAgents(), await client.pauseAgentByNumber("1001")]) {
-      expect(result).toEqual({ ok: false, status: 401, error: { error: "invalid token or unauthorized" } });
-    }
+  describe("token", () => {
+    it("is added as X-Auth-Token by the middleware on every operation", async () => {
+      const seen: (string | null)[] = [];
+      const client = createAgentdClient(
+        clientOptions({
+          fetch: (request) => {
+            seen.push(request.headers.get("x-auth-token"));
+            return target.fetch(request);
+          },
+        }),
+      );
+      expectOk(await client.listAgents());
+      expectOk(await client.getAgentById(1)).id;
+      await client.getAgentByNumber("1001");
+      await client.pauseAgentByNumber("1001", "x");
+      expect(seen).toEqual([target.token, target.token, target.token, target.token]);
+    });
+
+    it("a request without the token is a typed 401 (the target refuses it)", async () => {
+      const client = createAgentdClient(clientOptions({ fetch: rewritingFetch((h) => h.delete("X-Auth-Token")) }));
+      for (const result of [await client.listAgents(), await client.pauseAgentByNumber("1001")]) {
+        expect(result).toEqual({ ok: false, status: 401, error: { error: "invalid token or unauthorized" } });
+      }
+    });
+
+    it("an unknown token is a typed 401 on a server (Prism only checks that one is present)", async () => {
+      const client = createAgentdClient(clientOptions({ token: "no-such-token" }));
+      const result = await client.listAgents();
+      if (target.isMock) expect(result.ok).toBe(true);
+      else expect(result).toEqual({ ok: false, status: 401, error: { error: "invalid token or unauthorized" } });
+    });
+
+    it("is required, and `ca` cannot be combined with a custom fetch", () => {
+      expect(() => createAgentdClient({ baseUrl: target.baseUrl, token: "" })).toThrow(/token is required/);
+      expect(() =>
+        createAgentdClient({ baseUrl: target.baseUrl, token: "t", ca: "x.pem", fetch: (r) => fetch(r) }),
+      ).toThrow(/cannot be combined/);
+    });
   });
 
-  it("an unknown token is a typed 401 on a server (Prism only checks that one is present)", async () => {
-    const client = createAgentdClient(clientOptions({ token: "no-such-token" }));
-    const result = await client.listAgents();
-    if (target.isMock) expect(result.ok).toBe(true);
-    else expect(result).toEqual({ ok: false, status: 401, error: { error: "invalid token or unauthorized" } });
-  });
+  // What only a server with real data, tokens and a certificate can show.
+  if (kind === "server") {
+    describe("state, ACLs and the server's certificate", () => {
+      const server = (): TestServer => target.server!;
 
-  it("is required, and `ca` cannot be combined with a custom fetch", () => {
-    expect(() => createAgentdClient({ baseUrl: target.baseUrl, token: "" })).toThrow(/token is required/);
-    expect(() =>
-      createAgentdClient({ baseUrl: target.baseUrl, token: "t", ca: "x.pem", fetch: (r) => fetch(r) }),
-    ).toThrow(/cannot be combined/);
-  });
+      it("lists the demo agents, and a pause is visible in the list and by id", async () => {
+        const client = createAgentdClient(clientOptions());
+        const before = expectOk(await client.listAgents());
+        expect(before.map((a) => a.number)).toEqual(["1001", "1002", "1003", "1004", "1005", "1006"]);
+        expect(before.find((a) => a.number === "1005")).toMatchObject({ logged: true, paused: false });
+        expect(await client.pauseAgentByNumber("1005", "client test")).toEqual({ ok: true, status: 204, data: undefined });
+        const after = expectOk(await client.listAgents()).find((a) => a.number === "1005");
+        expect(after).toMatchObject({ paused: true, paused_reason: "client test" });
+        expect(expectOk(await client.getAgentById(after!.id))).toEqual(after);
+        await client.close();
+      });
+
+      it("a logged-out agent is a typed 409, and a token without the ACL a typed 403", async () => {
+        const client = createAgentdClient(clientOptions());
+        expect(await client.pauseAgentByNumber("1002")).toEqual({ ok: false, status: 409, error: { error: "not logged in" } });
+        const reader = createAgentdClient(clientOptions({ token: await server().createToken(["agentd.agents.read"]) }));
+        expectOk(await reader.listAgents());
+        expect(await reader.pauseAgentByNumber("1001")).toEqual({ ok: false, status: 403, error: { error: "insufficient permissions" } });
+        await Promise.all([client.close(), reader.close()]);
+      });
+
+      it("trusts the server's certificate given as the PEM file the server wrote", async () => {
+        const client = createAgentdClient(clientOptions({ ca: server().running.certPath }));
+        expectOk(await client.listAgents());
+        await client.close();
+      });
+
+      it("without `ca`, the self-signed certificate is refused with an error naming the URL and the problem", async () => {
+        const client = createAgentdClient({ baseUrl: target.baseUrl, token: target.token });
+        const error = await client.listAgents().then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(error).toBeInstanceOf(AgentdNetworkError);
+        expect((error as Error).message).toContain(`${target.baseUrl}/agents`);
+        expect((error as Error).message).toMatch(/self[- ]signed certificate/);
+      });
+    });
+  }
 });
 
 describe("network failures", () => {

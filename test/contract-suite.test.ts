@@ -1,0 +1,475 @@
+// One contract suite, three targets. The behaviour tests are written once,
+// through the typed client, and run against:
+//
+//   server  the real server (HTTPS, fresh PGlite, test tokens),
+//   mock    a real `prism mock openapi.yaml` process,
+//   proxy   `prism proxy openapi.yaml <server> --errors` in front of a real
+//           server; after every test the suite fails on anything Prism
+//           flagged (sl-violations header, a Prism problem+json answer, a
+//           violation or error line in its log).
+//
+// Each test names the targets it runs on and the (operation, status) pairs
+// it exercises. A target's describe only holds its own tests; the last
+// describe proves, per target, that every status the contract documents is
+// exercised or is listed in UNREACHABLE with the reason.
+//
+// Tests whose title starts with "(state)" assert what only a target with
+// real data and real tokens can know (which agents exist, what a pause
+// changed, which token may do what): they run on server and proxy. The mock
+// answers with the contract's examples whatever the path, so it is checked
+// for status and shape, and errors that depend on state come from
+// `Prefer: code=…`.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { parse, stringify } from "yaml";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { AgentdClient, AgentdResult, AgentStatus, ApiError } from "../client/index.js";
+import { contractPath, expectValid, loadContract } from "./helpers/contract.js";
+import { freePort } from "./helpers/ports.js";
+import { startTarget, type Target, type TargetName } from "./helpers/targets.js";
+
+const contract = loadContract();
+
+type OperationId = "listAgents" | "getAgentById" | "getAgentByNumber" | "pauseAgentByNumber";
+type Cover = readonly [OperationId, number];
+
+const ALL: readonly TargetName[] = ["server", "mock", "proxy"];
+const STATEFUL: readonly TargetName[] = ["server", "proxy"];
+
+/**
+ * Documented statuses a target cannot produce, and why. The coverage test
+ * fails when a status is neither exercised nor listed here, or is both.
+ */
+const UNREACHABLE: Record<TargetName, Partial<Record<OperationId, Record<number, string>>>> = (() => {
+  const noFault = "500 needs a server fault; no request makes a correct server fail (fault injection lives in the store suite)";
+  const server = {
+    listAgents: { 500: noFault },
+    getAgentById: { 500: noFault },
+    getAgentByNumber: { 500: noFault },
+    pauseAgentByNumber: { 500: noFault },
+  };
+  const proxy = {
+    listAgents: { 500: noFault },
+    getAgentById: { 500: noFault },
+    getAgentByNumber: { 500: noFault },
+    pauseAgentByNumber: {
+      500: noFault,
+      413: "Prism parses and re-serialises a JSON body before forwarding it, so an oversized valid body arrives small, and an invalid one is rejected by Prism itself",
+      415: "Prism rejects a non-JSON body itself (its own 422 problem+json) and never forwards it",
+    },
+  };
+  return { server, proxy, mock: {} };
+})();
+
+// Registry filled while the describes below are collected, read by the coverage test.
+const covered: Record<TargetName, Set<string>> = { server: new Set(), mock: new Set(), proxy: new Set() };
+const key = (operationId: string, status: number | string): string => `${operationId} ${status}`;
+
+// ---------------------------------------------------------------------------
+// Assertions shared by every test
+
+/** Checks the status and validates the body against what the contract documents for it; returns the body. */
+function expectResult<T>(result: AgentdResult<T>, operationId: OperationId, status: number): T | ApiError {
+  const body = result.ok ? result.data : result.error;
+  expect(result.status, JSON.stringify(body)).toBe(status);
+  if (status === 204) {
+    expect(result.ok && result.data).toBeUndefined();
+    return undefined as T;
+  }
+  if (!result.ok) expect(result.error.error, "a contract Error body, not a foreign one").not.toMatch(/^unexpected response/);
+  return expectValid(contract.responseValidator(operationId, status), body, key(operationId, status));
+}
+
+function expectError<T>(result: AgentdResult<T>, operationId: OperationId, status: number, error: string): ApiError {
+  const body = expectResult(result, operationId, status) as ApiError;
+  expect(body.error).toBe(error);
+  return body;
+}
+
+function expectOk<T>(result: AgentdResult<T>, operationId: OperationId, status = 200): T {
+  return expectResult(result, operationId, status) as T;
+}
+
+/** The raw client's answer, as a result (for requests the typed methods cannot express). */
+function asResult(r: { data?: unknown; error?: unknown; response: Response }): AgentdResult<unknown> {
+  if (r.response.ok) return { ok: true, status: r.response.status, data: r.data };
+  const error = (typeof r.error === "object" && r.error !== null ? r.error : { error: `unexpected response ${String(r.error)}` }) as ApiError;
+  return { ok: false, status: r.response.status, error };
+}
+
+/** POSTs a pause with a body the typed method cannot send (malformed, foreign media type, extra fields). */
+async function pauseRaw(client: AgentdClient, number: string, body: string, contentType = "application/json") {
+  return asResult(
+    await client.raw.POST("/agents/by-number/{agent_number}/pause", {
+      params: { path: { agent_number: number } },
+      body: body as never,
+      bodySerializer: (b: unknown) => b as string,
+      headers: { "Content-Type": contentType },
+    }),
+  );
+}
+
+/** Each operation once, on a given agent, through the typed client. */
+function everyOperation(client: AgentdClient, id = 1, number = "1001"): [OperationId, () => Promise<AgentdResult<unknown>>][] {
+  return [
+    ["listAgents", () => client.listAgents()],
+    ["getAgentById", () => client.getAgentById(id)],
+    ["getAgentByNumber", () => client.getAgentByNumber(number)],
+    ["pauseAgentByNumber", () => client.pauseAgentByNumber(number, "contract suite")],
+  ];
+}
+
+// ---------------------------------------------------------------------------
+// The suite, once per target
+
+describe.each(ALL.map((name) => ({ name })))("contract suite on the $name", ({ name }) => {
+  let target: Target;
+
+  /** Registers a test only on the targets it applies to, and records what it covers. */
+  const check = (on: readonly TargetName[], title: string, covers: readonly Cover[], fn: () => Promise<void>): void => {
+    if (!on.includes(name)) return;
+    for (const [operationId, status] of covers) covered[name].add(key(operationId, status));
+    it(title, fn);
+  };
+
+  beforeAll(async () => {
+    target = await startTarget(name);
+  });
+  afterAll(async () => {
+    await target?.close();
+  });
+  // Proxy: any violation Prism reported during the test fails it.
+  afterEach(() => {
+    if (target) expect(target.takeViolations(), "contract violations reported by Prism").toEqual([]);
+  });
+
+  // --- success -------------------------------------------------------------
+
+  check(ALL, "listAgents answers 200 with a list of contract AgentStatus objects", [["listAgents", 200]], async () => {
+    const list = expectOk(await target.client().listAgents(), "listAgents");
+    expect(list.length).toBeGreaterThan(0);
+  });
+
+  check(STATEFUL, "(state) listAgents returns the demo agents in id order, all with the deployment's origin_uuid", [], async () => {
+    const list = expectOk(await target.client().listAgents(), "listAgents");
+    expect(list.map((a) => a.number)).toEqual(["1001", "1002", "1003", "1004", "1005", "1006"]);
+    expect(list.map((a) => a.id)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(new Set(list.map((a) => a.origin_uuid)).size).toBe(1);
+    expect(list.find((a) => a.number === "1002")).toMatchObject({ logged: false, paused: false, extension: null, context: null, state_interface: null });
+    expect(list.find((a) => a.number === "1003")).toMatchObject({ logged: true, paused: true, paused_reason: "lunch break" });
+    expect(list.find((a) => a.number === "1004")).toMatchObject({ logged: true, paused: true, paused_reason: null });
+  });
+
+  check(ALL, "getAgentById and getAgentByNumber answer 200 with one contract AgentStatus", [["getAgentById", 200], ["getAgentByNumber", 200]], async () => {
+    const client = target.client();
+    expectOk(await client.getAgentById(3), "getAgentById");
+    expectOk(await client.getAgentByNumber("1003"), "getAgentByNumber");
+  });
+
+  check(STATEFUL, "(state) by id, by number and in the list, an agent is the same", [], async () => {
+    const client = target.client();
+    const list = expectOk(await client.listAgents(), "listAgents");
+    for (const agent of list) {
+      expect(expectOk(await client.getAgentById(agent.id), "getAgentById")).toEqual(agent);
+      expect(expectOk(await client.getAgentByNumber(agent.number), "getAgentByNumber")).toEqual(agent);
+    }
+  });
+
+  check(ALL, "pauseAgentByNumber answers 204 with no body: with a reason, without a body, with an empty object", [["pauseAgentByNumber", 204]], async () => {
+    const client = target.client();
+    expectResult(await client.pauseAgentByNumber("1005", "lunch break"), "pauseAgentByNumber", 204);
+    expectResult(await client.pauseAgentByNumber("1005"), "pauseAgentByNumber", 204);
+    expectResult(await pauseRaw(client, "1005", "{}"), "pauseAgentByNumber", 204);
+  });
+
+  check(STATEFUL, "(state) a pause is visible on the next read: the reason is set, replaced, and cleared without one", [], async () => {
+    const client = target.client();
+    const read = async (): Promise<AgentStatus> => expectOk(await client.getAgentByNumber("1001"), "getAgentByNumber");
+    expect(await read()).toMatchObject({ logged: true, paused: false, paused_reason: null });
+
+    expectResult(await client.pauseAgentByNumber("1001", "coffee"), "pauseAgentByNumber", 204);
+    expect(await read()).toMatchObject({ paused: true, paused_reason: "coffee" });
+    expectResult(await client.pauseAgentByNumber("1001", "training"), "pauseAgentByNumber", 204);
+    expect(await read()).toMatchObject({ paused: true, paused_reason: "training" });
+    expectResult(await client.pauseAgentByNumber("1001"), "pauseAgentByNumber", 204);
+    const after = await read();
+    expect(after).toMatchObject({ paused: true, paused_reason: null });
+    // The list agrees with the single read.
+    expect(expectOk(await client.listAgents(), "listAgents").find((a) => a.number === "1001")).toEqual(after);
+  });
+
+  // --- 400 -----------------------------------------------------------------
+
+  check(["server", "mock"], "an invalid agent_id answers 400 invalid request", [["getAgentById", 400]], async () => {
+    const client = target.client();
+    for (const id of ["abc", 0, -1, 2147483648] as unknown as number[]) {
+      expectError(await client.getAgentById(id), "getAgentById", 400, "invalid request");
+    }
+  });
+
+  check(["server"], "(state) a 400 for agent_id names the parameter in details", [], async () => {
+    const body = expectError(await target.client().getAgentById("abc" as unknown as number), "getAgentById", 400, "invalid request");
+    expect(body.details).toContainEqual(expect.objectContaining({ location: "path", path: "agent_id" }));
+  });
+
+  check(["server", "mock"], "an invalid agent_number answers 400 invalid request, on get and on pause", [["getAgentByNumber", 400], ["pauseAgentByNumber", 400]], async () => {
+    const client = target.client();
+    for (const number of ["12a", "1".repeat(41), " "]) {
+      const body = expectError(await client.getAgentByNumber(number), "getAgentByNumber", 400, "invalid request");
+      expect(body.details).toContainEqual(expect.objectContaining({ location: "path", path: "agent_number" }));
+      expectError(await client.pauseAgentByNumber(number), "pauseAgentByNumber", 400, "invalid request");
+    }
+  });
+
+  check(["server", "mock"], "a pause body that breaks PauseRequest answers 400 invalid request", [["pauseAgentByNumber", 400]], async () => {
+    const client = target.client();
+    expectError(await client.pauseAgentByNumber("1005", ""), "pauseAgentByNumber", 400, "invalid request");
+    expectError(await client.pauseAgentByNumber("1005", "x".repeat(81)), "pauseAgentByNumber", 400, "invalid request");
+    expectError(await pauseRaw(client, "1005", '{"reason":42}'), "pauseAgentByNumber", 400, "invalid request");
+    expectError(await pauseRaw(client, "1005", '{"reason":"ok","until":"tomorrow"}'), "pauseAgentByNumber", 400, "invalid request");
+  });
+
+  check(["server"], "(state) a 400 for the body names the body location, and the agent is unchanged", [], async () => {
+    const client = target.client();
+    const before = expectOk(await client.getAgentByNumber("1006"), "getAgentByNumber");
+    const body = expectError(await pauseRaw(client, "1006", '{"reason":"ok","until":"tomorrow"}'), "pauseAgentByNumber", 400, "invalid request");
+    expect(body.details?.[0]?.location).toBe("body");
+    expect(expectOk(await client.getAgentByNumber("1006"), "getAgentByNumber")).toEqual(before);
+  });
+
+  // Prism (mock and proxy) parses the body itself and answers malformed JSON
+  // in its own shape, a documented deviation of Prism (see test/mock.test.ts).
+  check(["server"], "malformed JSON answers 400 invalid request", [["pauseAgentByNumber", 400]], async () => {
+    const client = target.client();
+    expectError(await pauseRaw(client, "1005", '{"reason": "lunch'), "pauseAgentByNumber", 400, "invalid request");
+    expectError(await pauseRaw(client, "1005", "null"), "pauseAgentByNumber", 400, "invalid request");
+  });
+
+  // The contract's BadRequest includes unknown query parameters; Prism passes
+  // them through (so on the proxy this is the 400 that reaches the server),
+  // while the mock ignores them and answers 200.
+  check(STATEFUL, "an unknown query parameter answers 400 invalid request on every operation", [["listAgents", 400], ["getAgentById", 400], ["getAgentByNumber", 400], ["pauseAgentByNumber", 400]], async () => {
+    const { raw } = target.client();
+    const query = { query: { limit: 10 } } as never;
+    const answers: [OperationId, AgentdResult<unknown>][] = [
+      ["listAgents", asResult(await raw.GET("/agents", { params: query }))],
+      ["getAgentById", asResult(await raw.GET("/agents/by-id/{agent_id}", { params: { path: { agent_id: 1 }, ...(query as object) } as never }))],
+      ["getAgentByNumber", asResult(await raw.GET("/agents/by-number/{agent_number}", { params: { path: { agent_number: "1001" }, ...(query as object) } as never }))],
+      ["pauseAgentByNumber", asResult(await raw.POST("/agents/by-number/{agent_number}/pause", { params: { path: { agent_number: "1001" }, ...(query as object) } as never }))],
+    ];
+    for (const [operationId, result] of answers) {
+      const body = expectError(result, operationId, 400, "invalid request");
+      expect(body.details).toContainEqual(expect.objectContaining({ location: "query", path: "limit" }));
+    }
+  });
+
+  // --- 401 -----------------------------------------------------------------
+
+  // On the proxy, Prism's own security check answers first, in its own
+  // problem+json shape (documented in test/helpers/prism.ts).
+  check(["server", "mock"], "no token answers 401 invalid token or unauthorized on every operation", [["listAgents", 401], ["getAgentById", 401], ["getAgentByNumber", 401], ["pauseAgentByNumber", 401]], async () => {
+    for (const [operationId, send] of everyOperation(target.client({ noToken: true }))) {
+      expectError(await send(), operationId, 401, "invalid token or unauthorized");
+    }
+  });
+
+  check(STATEFUL, "(state) an unknown token answers 401 invalid token or unauthorized on every operation", [["listAgents", 401], ["getAgentById", 401], ["getAgentByNumber", 401], ["pauseAgentByNumber", 401]], async () => {
+    const client = target.client({ token: "no-such-token-0123456789" });
+    for (const [operationId, send] of everyOperation(client)) {
+      expectError(await send(), operationId, 401, "invalid token or unauthorized");
+    }
+    // Refused, so nothing changed.
+    expect(expectOk(await target.client().getAgentByNumber("1001"), "getAgentByNumber").paused_reason).not.toBe("contract suite");
+  });
+
+  // --- 403 -----------------------------------------------------------------
+
+  check(STATEFUL, "(state) a token without the operation's ACL answers 403 insufficient permissions on every operation", [["listAgents", 403], ["getAgentById", 403], ["getAgentByNumber", 403], ["pauseAgentByNumber", 403]], async () => {
+    // May read agent 1001 by number, nothing else.
+    const client = target.client({ token: await target.createToken(["agentd.agents.by-number.1001.read"]) });
+    expectOk(await client.getAgentByNumber("1001"), "getAgentByNumber");
+    expectError(await client.getAgentByNumber("1002"), "getAgentByNumber", 403, "insufficient permissions");
+    expectError(await client.listAgents(), "listAgents", 403, "insufficient permissions");
+    expectError(await client.getAgentById(1), "getAgentById", 403, "insufficient permissions");
+    expectError(await client.pauseAgentByNumber("1001"), "pauseAgentByNumber", 403, "insufficient permissions");
+
+    const reader = target.client({ token: await target.createToken(["agentd.agents.#"]) });
+    expectOk(await reader.listAgents(), "listAgents");
+    const pauser = target.client({ token: await target.createToken(["agentd.agents.by-number.*.pause.create"]) });
+    expectResult(await pauser.pauseAgentByNumber("1005", "allowed"), "pauseAgentByNumber", 204);
+    expectError(await pauser.listAgents(), "listAgents", 403, "insufficient permissions");
+  });
+
+  // --- 404, 409, 413, 415 ---------------------------------------------------
+
+  check(STATEFUL, "(state) an unknown agent answers 404 no such agent", [["getAgentById", 404], ["getAgentByNumber", 404], ["pauseAgentByNumber", 404]], async () => {
+    const client = target.client();
+    expectError(await client.getAgentById(2147483647), "getAgentById", 404, "no such agent");
+    expectError(await client.getAgentByNumber("999999"), "getAgentByNumber", 404, "no such agent");
+    expectError(await client.pauseAgentByNumber("999999", "x"), "pauseAgentByNumber", 404, "no such agent");
+  });
+
+  check(STATEFUL, "(state) pausing a logged-out agent answers 409 not logged in and changes nothing", [["pauseAgentByNumber", 409]], async () => {
+    const client = target.client();
+    const before = expectOk(await client.getAgentByNumber("1002"), "getAgentByNumber");
+    expect(before.logged).toBe(false);
+    expectError(await client.pauseAgentByNumber("1002", "lunch"), "pauseAgentByNumber", 409, "not logged in");
+    expectError(await client.pauseAgentByNumber("1002"), "pauseAgentByNumber", 409, "not logged in");
+    expect(expectOk(await client.getAgentByNumber("1002"), "getAgentByNumber")).toEqual(before);
+  });
+
+  check(["server"], "(state) a body over the limit answers 413 payload too large and changes nothing", [["pauseAgentByNumber", 413]], async () => {
+    const client = target.client();
+    const before = expectOk(await client.getAgentByNumber("1006"), "getAgentByNumber");
+    expectError(await client.pauseAgentByNumber("1005", "x".repeat(20_000)), "pauseAgentByNumber", 413, "payload too large");
+    // Valid JSON, valid PauseRequest, only too big: the limit is on bytes.
+    expectError(await pauseRaw(client, "1006", `{"reason":"x"${" ".repeat(20_000)}}`), "pauseAgentByNumber", 413, "payload too large");
+    expect(expectOk(await client.getAgentByNumber("1006"), "getAgentByNumber")).toEqual(before);
+  });
+
+  check(["server", "mock"], "a body that is not JSON answers 415 unsupported media type", [["pauseAgentByNumber", 415]], async () => {
+    const client = target.client();
+    expectError(await pauseRaw(client, "1005", "lunch", "text/plain"), "pauseAgentByNumber", 415, "unsupported media type");
+    expectError(await pauseRaw(client, "1005", "reason=lunch", "application/x-www-form-urlencoded"), "pauseAgentByNumber", 415, "unsupported media type");
+  });
+
+  // --- 429 and 503: targets with another server configuration ---------------
+
+  if (STATEFUL.includes(name)) describe("with a rate limit of 1 request/s (burst 1)", () => {
+    let limited: Target;
+    // Started here, not in the background: the servers run in this process,
+    // and a starting PGlite would stall the requests of the tests above.
+    beforeAll(async () => {
+      limited = await target.variant({ AGENTD_RATE_LIMIT: "1", AGENTD_RATE_BURST: "1" });
+    });
+    afterEach(() => {
+      if (limited) expect(limited.takeViolations(), "contract violations reported by Prism").toEqual([]);
+    });
+
+    check(STATEFUL, "a token over its rate answers 429 too many requests with Retry-After, on every operation", [["listAgents", 429], ["getAgentById", 429], ["getAgentByNumber", 429], ["pauseAgentByNumber", 429]], async () => {
+      const client = limited.client();
+      for (const [operationId, send] of everyOperation(client, 1, "1005")) {
+        // The burst allows one request per second; a few in a row must hit the limit.
+        let result = await send();
+        for (let i = 0; i < 5 && result.status !== 429; i++) result = await send();
+        expectError(result, operationId, 429, "too many requests");
+      }
+      const { response } = await client.raw.GET("/agents");
+      expect(response.status).toBe(429);
+      expect(response.headers.get("retry-after")).toMatch(/^[0-9]+$/);
+      // Per token: another token still gets through.
+      const other = limited.client({ token: await limited.createToken(["agentd.#"]) });
+      expectOk(await other.listAgents(), "listAgents");
+    });
+  });
+
+  if (STATEFUL.includes(name)) describe("with the authentication service unreachable", () => {
+    let cut: Target;
+    beforeAll(async () => {
+      const port = await freePort(); // released: nothing listens there
+      cut = await target.variant({ AGENTD_AUTH_URL: `http://127.0.0.1:${port}`, AGENTD_AUTH_TIMEOUT: "1s" });
+    });
+    afterEach(() => {
+      if (cut) expect(cut.takeViolations(), "contract violations reported by Prism").toEqual([]);
+    });
+
+    check(STATEFUL, "every operation answers 503 authentication server unreachable, never lets the request through", [["listAgents", 503], ["getAgentById", 503], ["getAgentByNumber", 503], ["pauseAgentByNumber", 503]], async () => {
+      const client = cut.client({ token: "some-token-0123456789" });
+      for (const [operationId, send] of everyOperation(client)) {
+        expectError(await send(), operationId, 503, "authentication server unreachable");
+      }
+    });
+  });
+
+  // --- the mock: state-dependent errors by Prefer: code=… ----------------------
+
+  // Prism cannot know tokens, ACLs, agents, rate or size limits, or the
+  // health of the services behind the server; it serves the contract's
+  // example for the status the request prefers.
+  const preferred: [OperationId, number, string][] = [
+    ["listAgents", 400, "invalid request"], // the mock ignores unknown query parameters
+    ...(["listAgents", "getAgentById", "getAgentByNumber", "pauseAgentByNumber"] as const).flatMap((op): [OperationId, number, string][] => [
+      [op, 401, "invalid token or unauthorized"], // the mock accepts any token
+      [op, 403, "insufficient permissions"],
+      [op, 429, "too many requests"],
+      [op, 500, "server error"],
+      [op, 503, "authentication server unreachable"],
+    ]),
+    ["getAgentById", 404, "no such agent"],
+    ["getAgentByNumber", 404, "no such agent"],
+    ["pauseAgentByNumber", 404, "no such agent"],
+    ["pauseAgentByNumber", 409, "not logged in"],
+    ["pauseAgentByNumber", 413, "payload too large"],
+  ];
+  for (const [operationId, status, error] of preferred) {
+    check(["mock"], `${operationId} serves the contract's ${status} with Prefer: code=${status}`, [[operationId, status]], async () => {
+      const client = target.client({ prefer: `code=${status}` });
+      const send = everyOperation(client).find(([op]) => op === operationId)![1];
+      expectError(await send(), operationId, status, error);
+    });
+  }
+
+  check(["mock"], "the mock accepts any token: it only checks that one is present", [], async () => {
+    expectOk(await target.client({ token: "anything" }).listAgents(), "listAgents");
+  });
+
+  // The proxy's violation check must itself be able to fail: a Prism
+  // validating against a copy of the contract that forbids a field the
+  // server rightly sends must report every agent the server returns.
+  check(["proxy"], "the violation check reports a response that breaks the contract given to Prism", [], async () => {
+    const document = parse(readFileSync(contractPath, "utf8"));
+    const status = document.components.schemas.AgentStatus;
+    delete status.properties.state_interface;
+    status.required = status.required.filter((f: string) => f !== "state_interface");
+    const dir = mkdtempSync(path.join(tmpdir(), "agentd-contract-suite-"));
+    try {
+      const spec = path.join(dir, "stricter.yaml");
+      writeFileSync(spec, stringify(document));
+      const strict = await target.withContract(spec);
+      expect(strict.takeViolations()).toEqual([]);
+      const result = await strict.client().getAgentById(1);
+      expect(result.status).toBe(500); // --errors: Prism's VIOLATIONS problem instead of the response
+      const violations = strict.takeViolations();
+      expect(violations.length).toBeGreaterThan(0);
+      expect(violations.join("\n")).toMatch(/problem\+json/);
+      expect(violations.join("\n")).toMatch(/additionalProperties.*state_interface/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------
+// Coverage: every documented status, on every target
+
+describe("coverage of the contract", () => {
+  const documented = contract.operations().flatMap((op) =>
+    Object.keys(op.operation.responses ?? {}).map((status) => [op.operationId as OperationId, Number(status)] as const),
+  );
+
+  it("the suite knows every operation of the contract", () => {
+    expect(contract.operations().map((op) => op.operationId).sort()).toEqual(
+      ["getAgentById", "getAgentByNumber", "listAgents", "pauseAgentByNumber"],
+    );
+  });
+
+  it.each(ALL.map((name) => ({ name })))(
+    "on the $name, every documented status is exercised or listed as unreachable with the reason",
+    ({ name }) => {
+      const missing: string[] = [];
+      const both: string[] = [];
+      for (const [operationId, status] of documented) {
+        const reason = UNREACHABLE[name][operationId]?.[status];
+        const isCovered = covered[name].has(key(operationId, status));
+        if (!isCovered && reason === undefined) missing.push(key(operationId, status));
+        if (isCovered && reason !== undefined) both.push(key(operationId, status));
+      }
+      expect(missing, "documented but never exercised").toEqual([]);
+      expect(both, "exercised yet listed as unreachable").toEqual([]);
+      // Nothing covered that the contract does not document.
+      const known = new Set(documented.map(([op, status]) => key(op, status)));
+      expect([...covered[name]].filter((k) => !known.has(k))).toEqual([]);
+    },
+  );
+});
