@@ -10,6 +10,9 @@ const LOCATIONS: Readonly<Record<string, ErrorDetail["location"]>> = {
   body: "body",
 };
 
+/** SQLSTATEs of text the database cannot store. */
+const UNSTORABLE_TEXT = new Set(["22021", "22P05"]);
+
 interface ValidatorErrorItem {
   path?: string;
   message?: string;
@@ -18,8 +21,14 @@ interface ValidatorErrorItem {
 function toDetail(item: ValidatorErrorItem): ErrorDetail {
   // The validator names places as `/params/agent_id`, `/body/reason`, `/query/x`.
   const match = /^[./]?(params|query|headers|body)(?:[./](.*))?$/.exec(item.path ?? "");
-  const location = (match && LOCATIONS[match[1]!]) ?? "body";
-  const rest = (match ? match[2] : item.path) ?? "";
+  if (!match) {
+    // Not one part of the request but the URL path itself, which the
+    // validator could not percent-decode (`/agents/by-id/%FF`): blame the path, not a body.
+    const message = item.message === "malformed uri'" ? "is not a valid percent-encoded path" : (item.message ?? "is invalid");
+    return { location: "path", path: item.path ?? "", message };
+  }
+  const location = LOCATIONS[match[1]!] ?? "body";
+  const rest = match[2] ?? "";
   // Body places become JSON pointers ("" is the whole body); parameters and headers keep their names.
   const path = location === "body" ? (rest === "" ? "" : "/" + rest.replaceAll(".", "/")) : rest;
   return { location, path, message: item.message ?? "is invalid" };
@@ -30,7 +39,14 @@ export function toProblem(err: unknown): HttpProblem {
   if (err instanceof HttpProblem) return err;
   if (err instanceof DatabaseUnavailableError) return new HttpProblem(503, "database unavailable");
 
-  const e = err as { status?: unknown; statusCode?: unknown; type?: unknown; errors?: unknown };
+  const e = err as { status?: unknown; statusCode?: unknown; type?: unknown; errors?: unknown; code?: unknown };
+  // PostgreSQL (and PGlite) refuse text they cannot store: U+0000 (22021) or
+  // a character outside the database encoding (22P05). The contract lets any
+  // string through, and path values are digits, so the text came from the
+  // request body: the client's fault, a 400 rather than a 500.
+  if (typeof e?.code === "string" && UNSTORABLE_TEXT.has(e.code)) {
+    return new HttpProblem(400, ERROR_IDS[400]!, [{ location: "body", path: "", message: "contains a character that cannot be stored (such as U+0000)" }]);
+  }
   const status = typeof e?.status === "number" ? e.status : typeof e?.statusCode === "number" ? e.statusCode : 500;
 
   // body-parser's own errors, before the validator sees the request.
