@@ -23,7 +23,7 @@ import {
 import { RawHttpsClient, header, requestBytes, type RawAnswer, type RawRequest } from "./helpers/raw-https.js";
 import { ADMIN_TOKEN, startTestServer, type TestServer } from "./helpers/server.js";
 
-const SEED = Number(process.env.AGENTD_FUZZ_SEED ?? 1_705_2024);
+const SEED = Number(process.env.AGENTD_FUZZ_SEED ?? 17_052_024);
 const BATCHES = Number(process.env.AGENTD_FUZZ_BATCHES ?? 320);
 const BATCH_SIZE = 16;
 const IN_FLIGHT = 8;
