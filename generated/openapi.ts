@@ -132,7 +132,7 @@ export interface components {
         };
         /** @description Optional details of a pause. */
         PauseRequest: {
-            /** @description Why the agent is paused, as shown to supervisors. */
+            /** @description Why the agent is paused, as shown to supervisors. Any text but the NUL character. */
             reason?: string;
         };
         /** @description The body of every error response. */

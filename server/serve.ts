@@ -10,6 +10,7 @@ import type { TokenVerifier } from "./auth/verifier.js";
 import type { Config } from "./config.js";
 import { BASE_PATH } from "./contract.js";
 import { createApp } from "./http/app.js";
+import { answerClientErrors } from "./http/client-errors.js";
 import { openState, type State } from "./state.js";
 import { loadOrCreateCertificate, tlsServerOptions } from "./tls/certificate.js";
 
@@ -53,12 +54,14 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     });
 
     const app = createApp({ config, store: state.store, verifier, logger });
-    const server = https.createServer(tlsServerOptions(certificate), app);
+    // The app answers a missing Host itself, with the contract's Error body.
+    const server = https.createServer({ ...tlsServerOptions(certificate), requireHostHeader: false }, app);
     // Bounded waits, so a slow or stalled client cannot hold a connection forever.
     server.headersTimeout = 10_000;
     server.requestTimeout = 30_000;
     server.keepAliveTimeout = 5_000;
     server.on("tlsClientError", (err) => logger.debug({ err: err.message }, "TLS handshake failed"));
+    answerClientErrors(server);
 
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);

@@ -96,7 +96,7 @@ describe("invalid requests", () => {
     await server?.close();
   });
 
-  it.each(["abc", "0", "-1", "1.5", "2147483648", "99999999999999999999"])("rejects agent_id %j with 400 naming the parameter", async (id) => {
+  it.each(["abc", "0", "-1", "1.5", "2147483648", "99999999999999999999", "1e3", "0x10", "%201", "1%20"])("rejects agent_id %j with 400 naming the parameter", async (id) => {
     const body = expectAnswer(await server.call("GET", `/agents/by-id/${id}`), "getAgentById", 400);
     expect(body.error).toBe("invalid request");
     expect(body.details).toContainEqual(expect.objectContaining({ location: "path", path: "agent_id" }));
@@ -164,6 +164,16 @@ describe("invalid requests", () => {
     // Outside the base path altogether.
     const root = await fetchOutsideBase(server, "/2.0/agents");
     expectError(root, 404, "not found");
+  });
+
+  it("ignores conditional headers: the API has no 304", async () => {
+    const answer = await server.call("GET", "/agents/by-id/1", { headers: { "if-none-match": "*" } });
+    expectAnswer(answer, "getAgentById", 200);
+  });
+
+  it("rejects a reason with a NUL character with 400, not a database error", async () => {
+    const body = expectAnswer(await server.call("POST", "/agents/by-number/1005/pause", { body: { reason: "a\u0000b" } }), "pauseAgentByNumber", 400);
+    expect(body.details).toContainEqual(expect.objectContaining({ location: "body", path: "/reason" }));
   });
 
   it("sends a request id with every answer", async () => {

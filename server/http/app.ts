@@ -12,6 +12,7 @@ import { agentRoutes } from "./handlers.js";
 import { requestLogger } from "./logging.js";
 import { rateLimiter } from "./rate-limit.js";
 import { requireJsonBody } from "./content-type.js";
+import { ignoreConditionalHeaders, requireHost, strictIntegerPathParams } from "./request-hygiene.js";
 
 export interface AppDeps {
   config: Pick<Config, "validateResponses" | "bodyLimitBytes" | "rateLimit" | "corsOrigins">;
@@ -46,6 +47,8 @@ export function createApp({ config, store, verifier, logger }: AppDeps): Express
   }
   if (config.rateLimit) app.use(rateLimiter(config.rateLimit));
 
+  app.use(requireHost);
+  app.use(ignoreConditionalHeaders);
   app.use(requireJsonBody);
   app.use(express.json({ limit: config.bodyLimitBytes, strict: true }));
 
@@ -59,11 +62,14 @@ export function createApp({ config, store, verifier, logger }: AppDeps): Express
       validateFormats: true,
       ajvFormats: { mode: "full" },
       ignoreUndocumented: false,
+      // Resolved parameters, so strictIntegerPathParams can read their schemas.
+      $refParser: { mode: "dereference" },
     }),
   );
   app.use((err: unknown, _req: express.Request, res: express.Response, next: express.NextFunction) => {
     next(authFailure(res) ?? err);
   });
+  app.use(strictIntegerPathParams);
 
   app.use(BASE_PATH, agentRoutes(store));
   app.use(notFound);

@@ -1,0 +1,37 @@
+import type { Server } from "node:https";
+import type { Duplex } from "node:stream";
+import type { ErrorBody } from "./problems.js";
+
+/** Requests Node's own HTTP parser refuses before Express ever sees them. */
+const PARSER_ERRORS: Readonly<Record<string, [number, string, string]>> = {
+  HPE_HEADER_OVERFLOW: [431, "Request Header Fields Too Large", "request header fields too large"],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, "Request Timeout", "request timeout"],
+};
+
+function answer(socket: Duplex, status: number, reason: string, error: string): void {
+  const body = JSON.stringify({ error } satisfies ErrorBody);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/**
+ * Even a request too broken for Express (bad framing, control characters,
+ * oversized headers, an unknown method, CONNECT) gets the contract's Error
+ * body, then the connection is closed: nothing after a parse error can be
+ * trusted.
+ */
+export function answerClientErrors(server: Server): void {
+  server.on("clientError", (err: NodeJS.ErrnoException, socket: Duplex) => {
+    if (err.code === "ECONNRESET" || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const [status, reason, error] = PARSER_ERRORS[err.code ?? ""] ?? [400, "Bad Request", "invalid request"];
+    answer(socket, status, reason, error);
+  });
+  server.on("connect", (_req, socket: Duplex) => {
+    answer(socket, 405, "Method Not Allowed", "method not allowed");
+  });
+}
