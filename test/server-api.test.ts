@@ -317,3 +317,34 @@ describe("rate limit and CORS", () => {
     expect(foreign.headers["access-control-allow-origin"]).toBeUndefined();
   });
 });
+
+describe("with response validation off, as in production", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ AGENTD_VALIDATE_RESPONSES: "false" });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it("sends the same contract bodies, and a change shows on the very next read", async () => {
+    const list = expectAnswer(await server.call("GET", "/agents"), "listAgents", 200) as any[];
+    expect(expectAnswer(await server.call("GET", "/agents"), "listAgents", 200)).toEqual(list);
+    const agent = expectAnswer(await server.call("GET", "/agents/by-number/1005"), "getAgentByNumber", 200);
+    expect(agent).toMatchObject({ paused: false, paused_reason: null });
+    expect(expectAnswer(await server.call("GET", `/agents/by-id/${agent.id}`), "getAgentById", 200)).toEqual(agent);
+
+    expectAnswer(await server.call("POST", "/agents/by-number/1005/pause", { body: { reason: "cached?" } }), "pauseAgentByNumber", 204);
+    expect(expectAnswer(await server.call("GET", "/agents/by-number/1005"), "getAgentByNumber", 200)).toMatchObject({
+      paused: true,
+      paused_reason: "cached?",
+    });
+    expect(expectAnswer(await server.call("GET", `/agents/by-id/${agent.id}`), "getAgentById", 200).paused_reason).toBe("cached?");
+    const after = expectAnswer(await server.call("GET", "/agents"), "listAgents", 200) as any[];
+    expect(after.find((a) => a.number === "1005")).toMatchObject({ paused: true, paused_reason: "cached?" });
+
+    expectAnswer(await server.call("POST", "/agents/by-number/1005/pause"), "pauseAgentByNumber", 204);
+    expect((await server.call("GET", "/agents/by-number/1005")).json.paused_reason).toBeNull();
+    expectError(await server.call("GET", "/agents/by-number/999"), 404, "no such agent");
+  });
+});

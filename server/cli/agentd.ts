@@ -36,7 +36,8 @@ function configFromEnvironment(): Config {
 
 async function serve(): Promise<void> {
   const config = configFromEnvironment();
-  const logger = pino({ level: config.logLevel, base: { service: "agentd" } });
+  // Asynchronous writes: under load many lines leave in one write(2).
+  const logger = pino({ level: config.logLevel, base: { service: "agentd" } }, pino.destination({ dest: 1, sync: false }));
   let server;
   try {
     server = await startServer(config, logger);
@@ -67,7 +68,7 @@ async function serve(): Promise<void> {
     stopping = true;
     logger.info({ signal }, "shutting down");
     server.close().then(
-      () => process.exit(0),
+      () => logger.flush(() => process.exit(0)),
       (err: unknown) => {
         logger.error({ err }, "shutdown failed");
         process.exit(FAILURE);

@@ -35,7 +35,13 @@ function sqlOver(target: Queryable, transaction: Sql["transaction"]): Sql {
 export async function openPglite(dataDir: string): Promise<Database> {
   const pgdata = path.join(path.resolve(dataDir), "pgdata");
   await mkdir(pgdata, { recursive: true, mode: 0o700 });
-  const pg = await PGlite.create({ dataDir: pgdata, relaxedDurability: false });
+  const pg = await PGlite.create({
+    dataDir: pgdata,
+    relaxedDurability: false,
+    // PostgreSQL's default 128 MB of shared buffers would sit in this
+    // process's memory for a table of agents and one of tokens.
+    postgresqlconf: ["shared_buffers = 16MB"],
+  });
 
   const transaction = <T>(fn: (tx: Sql) => Promise<T>): Promise<T> =>
     pg.transaction((tx) => {

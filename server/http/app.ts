@@ -6,13 +6,12 @@ import type { Config } from "../config.js";
 import type { TokenVerifier } from "../auth/verifier.js";
 import type { AgentStore } from "../store/agent-store.js";
 import { CONTRACT_PATH, BASE_PATH } from "../contract.js";
-import { authFailure, securityHandlers } from "./auth.js";
+import { securityHandlers } from "./auth.js";
 import { errorHandler, notFound } from "./errors.js";
 import { agentRoutes } from "./handlers.js";
 import { requestLogger } from "./logging.js";
 import { rateLimiter } from "./rate-limit.js";
-import { requireJsonBody } from "./content-type.js";
-import { ignoreConditionalHeaders, requireHost, strictIntegerPathParams } from "./request-hygiene.js";
+import { requestHygiene, strictIntegerPathParams } from "./request-hygiene.js";
 
 export interface AppDeps {
   config: Pick<Config, "validateResponses" | "bodyLimitBytes" | "rateLimit" | "corsOrigins">;
@@ -33,6 +32,8 @@ export function createApp({ config, store, verifier, logger }: AppDeps): Express
   app.disable("x-powered-by");
   // API answers are small and always fresh; ETags would cost a hash per response.
   app.set("etag", false);
+  // reply() must leave bodies to res.json while the validator checks responses.
+  app.locals.validateResponses = config.validateResponses;
 
   app.use(requestLogger(logger));
   if (config.corsOrigins.length > 0) {
@@ -47,9 +48,7 @@ export function createApp({ config, store, verifier, logger }: AppDeps): Express
   }
   if (config.rateLimit) app.use(rateLimiter(config.rateLimit));
 
-  app.use(requireHost);
-  app.use(ignoreConditionalHeaders);
-  app.use(requireJsonBody);
+  app.use(requestHygiene);
   app.use(express.json({ limit: config.bodyLimitBytes, strict: true }));
 
   app.use(
@@ -58,7 +57,7 @@ export function createApp({ config, store, verifier, logger }: AppDeps): Express
       // Parameters are always coerced from strings; bodies never are: `{"reason": 42}` is a 400.
       validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false },
       validateResponses: config.validateResponses ? { removeAdditional: false } : false,
-      validateSecurity: { handlers: securityHandlers(verifier) },
+      validateSecurity: { handlers: securityHandlers(verifier, logger) },
       validateFormats: true,
       ajvFormats: { mode: "full" },
       ignoreUndocumented: false,
@@ -66,13 +65,10 @@ export function createApp({ config, store, verifier, logger }: AppDeps): Express
       $refParser: { mode: "dereference" },
     }),
   );
-  app.use((err: unknown, _req: express.Request, res: express.Response, next: express.NextFunction) => {
-    next(authFailure(res) ?? err);
-  });
   app.use(strictIntegerPathParams);
 
   app.use(BASE_PATH, agentRoutes(store));
   app.use(notFound);
-  app.use(errorHandler);
+  app.use(errorHandler(logger));
   return app;
 }

@@ -2,8 +2,10 @@ import type { Request, Response } from "express";
 import type { SecurityHandlers } from "express-openapi-validator/dist/framework/types.js";
 import { fillAcl } from "../auth/acl.js";
 import type { TokenVerifier } from "../auth/verifier.js";
+import type { Logger } from "pino";
 import { toProblem } from "./errors.js";
-import { HttpProblem } from "./problems.js";
+import { requestId } from "./logging.js";
+import { HttpProblem, recordAuthFailure } from "./problems.js";
 
 const STATUS = {
   "invalid token or unauthorized": 401,
@@ -16,21 +18,19 @@ type ValidatedRequest = Request & {
   openapi?: { schema?: Record<string, unknown>; pathParams?: Record<string, string> };
 };
 
-/** Where the security handler leaves its verdict for the error handler. */
-const FAILURE = "authFailure";
 
 /**
  * The contract's `token` scheme, checked by express-openapi-validator before
  * the request itself is validated. The ACL comes from the operation's
  * `x-required-acl` in openapi.yaml, with the request's path values filled in.
  */
-export function securityHandlers(verifier: TokenVerifier): SecurityHandlers {
+export function securityHandlers(verifier: TokenVerifier, logger: Logger): SecurityHandlers {
   return {
     token: async (req: Request) => {
       const res = req.res as Response;
       const token = req.get("x-auth-token");
       if (!token) {
-        res.locals[FAILURE] = new HttpProblem(401, "invalid token or unauthorized");
+        recordAuthFailure(res, new HttpProblem(401, "invalid token or unauthorized"));
         return false;
       }
       const { openapi } = req as ValidatedRequest;
@@ -42,23 +42,14 @@ export function securityHandlers(verifier: TokenVerifier): SecurityHandlers {
       try {
         const verdict = await verifier.verify(token, fillAcl(template, pathParams));
         if (verdict.ok) return true;
-        res.locals[FAILURE] = new HttpProblem(STATUS[verdict.error], verdict.error);
+        recordAuthFailure(res, new HttpProblem(STATUS[verdict.error], verdict.error));
       } catch (err) {
         // The validator would call any throw a 401; a verifier that cannot
         // reach its database is a 503, and a bug is a 500.
-        res.locals[FAILURE] = toProblem(err);
-        req.log?.warn({ err }, "token check failed");
+        recordAuthFailure(res, toProblem(err));
+        logger.warn({ reqId: requestId(res), err }, "token check failed");
       }
       return false;
     },
   };
-}
-
-/**
- * The validator reports every security failure as its own 401/500; the
- * verdict the handler recorded says which contract error it really was.
- */
-export function authFailure(res: Response): HttpProblem | undefined {
-  const failure: unknown = res.locals[FAILURE];
-  return failure instanceof HttpProblem ? failure : undefined;
 }

@@ -1,6 +1,8 @@
 import type { ErrorRequestHandler, RequestHandler } from "express";
+import type { Logger } from "pino";
 import { DatabaseUnavailableError } from "../db/sql.js";
-import { ERROR_IDS, HttpProblem, type ErrorBody, type ErrorDetail } from "./problems.js";
+import { requestId } from "./logging.js";
+import { ERROR_IDS, HttpProblem, authFailure, type ErrorBody, type ErrorDetail } from "./problems.js";
 
 /** Where express-openapi-validator says a problem is (`.params.agent_id`, `.body.reason`, …). */
 const LOCATIONS: Readonly<Record<string, ErrorDetail["location"]>> = {
@@ -75,21 +77,23 @@ export function toProblem(err: unknown): HttpProblem {
 }
 
 /** The last middleware: every error leaves in the contract's shape; a 500 is logged, never explained. */
-export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
-  const problem = toProblem(err);
-  if (problem.status >= 500) {
-    req.log?.error({ err }, problem.error);
-  }
-  if (res.headersSent) {
-    // Too late for a clean answer: cut the connection rather than send half a body.
-    res.destroy();
-    return;
-  }
-  const body: ErrorBody = problem.details ? { error: problem.error, details: problem.details } : { error: problem.error };
-  res.status(problem.status);
-  if (problem.headers) res.set(problem.headers);
-  res.json(body);
-};
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err, _req, res, _next) => {
+    const problem = authFailure(res) ?? toProblem(err);
+    if (problem.status >= 500) {
+      logger.error({ reqId: requestId(res), err }, problem.error);
+    }
+    if (res.headersSent) {
+      // Too late for a clean answer: cut the connection rather than send half a body.
+      res.destroy();
+      return;
+    }
+    const body: ErrorBody = problem.details ? { error: problem.error, details: problem.details } : { error: problem.error };
+    res.status(problem.status);
+    if (problem.headers) res.set(problem.headers);
+    res.json(body);
+  };
+}
 
 /** Routes outside the contract's base path. */
 export const notFound: RequestHandler = (_req, _res, next) => {

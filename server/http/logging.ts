@@ -1,31 +1,43 @@
 import { randomUUID } from "node:crypto";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { RequestHandler, Response } from "express";
 import type { Logger } from "pino";
-import { pinoHttp } from "pino-http";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
+/** The request id of a response, for log lines written while handling it. */
+export function requestId(res: Response): string | undefined {
+  const id: unknown = res.locals.requestId;
+  return typeof id === "string" ? id : undefined;
+}
+
 /**
- * One JSON log line per request, with a request id that is also sent back as
- * X-Request-Id. Headers and bodies are never logged: they carry tokens.
+ * One JSON log line per request, when it ends, with a request id that is
+ * also sent back as X-Request-Id (a sane incoming one is kept, so a trace
+ * can cross services). Only the method, path, status and duration are
+ * logged: headers and bodies carry tokens and never reach the log.
+ *
+ * A plain `close` hook on the one process logger: pino-http's per-request
+ * child logger cost about a seventh of the server's time under load.
  */
-export function requestLogger(logger: Logger) {
-  return pinoHttp({
-    logger,
-    genReqId(req: IncomingMessage, res: ServerResponse) {
-      const incoming = req.headers["x-request-id"];
-      const id = typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-      res.setHeader("X-Request-Id", id);
-      return id;
-    },
-    serializers: {
-      req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
-      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-    },
-    customLogLevel(_req, res, err) {
-      if (err || res.statusCode >= 500) return "error";
-      if (res.statusCode >= 400) return "info";
-      return "info";
-    },
-  });
+export function requestLogger(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const incoming = req.headers["x-request-id"];
+    const id = typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    res.locals.requestId = id;
+    res.setHeader("X-Request-Id", id);
+    const started = performance.now();
+    res.once("close", () => {
+      const line = {
+        reqId: id,
+        method: req.method,
+        url: req.originalUrl,
+        statusCode: res.statusCode,
+        responseTime: Math.round((performance.now() - started) * 10) / 10,
+      };
+      if (!res.writableFinished) logger.warn(line, "request aborted");
+      else if (res.statusCode >= 500) logger.error(line, "request failed");
+      else logger.info(line, "request completed");
+    });
+    next();
+  };
 }

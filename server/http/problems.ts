@@ -1,3 +1,4 @@
+import type { Response } from "express";
 import type { components } from "../../generated/openapi.js";
 
 export type ErrorBody = components["schemas"]["Error"];
@@ -35,3 +36,19 @@ export const ERROR_IDS: Readonly<Record<number, string>> = {
   500: "server error",
   503: "service unavailable",
 };
+
+/** Where the token check leaves its verdict for the error handler. */
+const AUTH_FAILURE = "authFailure";
+
+/**
+ * express-openapi-validator reports every failed security check as its own
+ * 401 (or 500); the verdict recorded here says which contract error it was.
+ */
+export function recordAuthFailure(res: Response, problem: HttpProblem): void {
+  res.locals[AUTH_FAILURE] = problem;
+}
+
+export function authFailure(res: Response): HttpProblem | undefined {
+  const failure: unknown = res.locals[AUTH_FAILURE];
+  return failure instanceof HttpProblem ? failure : undefined;
+}

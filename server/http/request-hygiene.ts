@@ -51,27 +51,32 @@ function rawPathParams(expressRoute: string, requestPath: string): Record<string
   return raw;
 }
 
-/**
- * The API has no conditional requests (no ETags, no dates): without this,
- * `If-None-Match: *` would turn any 200 into a 304 the contract does not have.
- */
-export const ignoreConditionalHeaders: RequestHandler = (req, _res, next) => {
-  delete req.headers["if-none-match"];
-  delete req.headers["if-modified-since"];
-  delete req.headers["if-match"];
-  delete req.headers["if-unmodified-since"];
-  delete req.headers["if-range"];
-  next();
-};
+const CONDITIONAL_HEADERS = ["if-none-match", "if-modified-since", "if-match", "if-unmodified-since", "if-range"];
 
 /**
- * HTTP/1.1 requires a Host header. Node would refuse a request without one
- * itself, with an empty 400; the server turns that check off (serve.ts) so
- * the refusal carries the contract's Error body like every other.
+ * What every request must satisfy before the contract is even consulted,
+ * in one middleware (each Express layer costs on every request):
+ * - HTTP/1.1 requires a Host header. Node would refuse a request without one
+ *   itself, with an empty 400; serve.ts turns that check off so the refusal
+ *   carries the contract's Error body like every other.
+ * - The API has no conditional requests (no ETags, no dates): without this,
+ *   `If-None-Match: *` would turn any 200 into a 304 the contract does not have.
+ * - A request that carries a body must say it is JSON. Otherwise a body with
+ *   no or another Content-Type would be silently ignored, and a pause with a
+ *   reason sent as text would succeed without its reason.
  */
-export const requireHost: RequestHandler = (req, _res, next) => {
-  if (req.httpVersion === "1.1" && !req.headers.host) {
+export const requestHygiene: RequestHandler = (req, _res, next) => {
+  const headers = req.headers;
+  if (req.httpVersion === "1.1" && !headers.host) {
     next(new HttpProblem(400, "invalid request", [{ location: "header", path: "Host", message: "is required" }]));
+    return;
+  }
+  for (const name of CONDITIONAL_HEADERS) {
+    if (headers[name] !== undefined) delete headers[name];
+  }
+  const hasBody = headers["transfer-encoding"] !== undefined || Number(headers["content-length"] ?? 0) > 0;
+  if (hasBody && !req.is("application/json")) {
+    next(new HttpProblem(415, "unsupported media type"));
     return;
   }
   next();

@@ -2,7 +2,6 @@ import { X509Certificate, createPrivateKey, randomBytes } from "node:crypto";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { SecureContextOptions, TlsOptions } from "node:tls";
-import { generate } from "selfsigned";
 
 /** Plain HTTP and TLS below 1.2 are never offered. */
 export const MIN_TLS_VERSION = "TLSv1.2" as const;
@@ -64,6 +63,8 @@ async function loadOrGenerate(dataDir: string): Promise<CertificateMaterial> {
     await rename(dir, `${dir}.expired-${Date.now()}`).catch(ignoreMissing);
   }
 
+  // Loaded only on the first start: every later start reuses the files.
+  const { generate } = await import("selfsigned");
   const pems = await generate([{ name: "commonName", value: "localhost" }], {
     keySize: 2048,
     algorithm: "sha256",
