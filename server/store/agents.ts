@@ -9,17 +9,12 @@ type AgentRow = AgentRecord;
 // cannot exist, and must not reach PostgreSQL as an out-of-range error.
 const MAX_ID = 2_147_483_647;
 
-// One statement: the UPDATE only touches a logged-in agent, and the same
-// snapshot tells an unknown number from a logged-out agent. Row locking by
-// the UPDATE makes concurrent pauses of one agent apply one after the other.
-const PAUSE = `
-  WITH paused AS (
-    UPDATE agents SET paused = true, paused_reason = $2
-    WHERE number = $1 AND logged
-    RETURNING id
-  )
-  SELECT EXISTS (SELECT 1 FROM paused) AS paused,
-         EXISTS (SELECT 1 FROM agents WHERE number = $1) AS found`;
+// The write is one statement: it only touches a logged-in agent, and row
+// locking makes concurrent pauses of one agent apply one after the other.
+// (A single statement that also told 404 from 409, with a CTE, cost twice
+// as much on every pause; the failure path pays for its own question.)
+const PAUSE = "UPDATE agents SET paused = true, paused_reason = $2 WHERE number = $1 AND logged RETURNING id";
+const LOGGED = "SELECT logged FROM agents WHERE number = $1";
 
 const UPSERT = `
   INSERT INTO agents (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
@@ -67,10 +62,16 @@ export class SqlAgentStore implements AgentStore {
   }
 
   async pause(number: string, reason: string | null): Promise<PauseOutcome> {
-    const rows = await this.sql.query<{ paused: boolean; found: boolean }>(PAUSE, [number, reason]);
-    const row = rows[0];
-    if (row?.paused) return "paused";
-    return row?.found ? "not logged in" : "no such agent";
+    for (let attempt = 0; ; attempt++) {
+      const paused = await this.sql.query(PAUSE, [number, reason]);
+      if (paused.length > 0) return "paused";
+      // Nothing was written. Say why from the state as it is now; if the
+      // agent logged in between the two statements, pause it after all.
+      const rows = await this.sql.query<{ logged: boolean }>(LOGGED, [number]);
+      const row = rows[0];
+      if (row === undefined) return "no such agent";
+      if (!row.logged || attempt >= 2) return "not logged in";
+    }
   }
 
   async upsert(agents: readonly AgentRecord[]): Promise<void> {
