@@ -12,9 +12,6 @@ const LOCATIONS: Readonly<Record<string, ErrorDetail["location"]>> = {
   body: "body",
 };
 
-/** SQLSTATEs of text the database cannot store. */
-const UNSTORABLE_TEXT = new Set(["22021", "22P05"]);
-
 interface ValidatorErrorItem {
   path?: string;
   message?: string;
@@ -41,14 +38,7 @@ export function toProblem(err: unknown): HttpProblem {
   if (err instanceof HttpProblem) return err;
   if (err instanceof DatabaseUnavailableError) return new HttpProblem(503, "database unavailable");
 
-  const e = err as { status?: unknown; statusCode?: unknown; type?: unknown; errors?: unknown; code?: unknown };
-  // PostgreSQL (and PGlite) refuse text they cannot store: U+0000 (22021) or
-  // a character outside the database encoding (22P05). The contract lets any
-  // string through, and path values are digits, so the text came from the
-  // request body: the client's fault, a 400 rather than a 500.
-  if (typeof e?.code === "string" && UNSTORABLE_TEXT.has(e.code)) {
-    return new HttpProblem(400, ERROR_IDS[400]!, [{ location: "body", path: "", message: "contains a character that cannot be stored (such as U+0000)" }]);
-  }
+  const e = err as { status?: unknown; statusCode?: unknown; type?: unknown; errors?: unknown };
   const status = typeof e?.status === "number" ? e.status : typeof e?.statusCode === "number" ? e.statusCode : 500;
 
   // body-parser's own errors, before the validator sees the request.
