@@ -1,112 +1,46 @@
 // `agentd` as an operator runs it: real child processes on a real data
 // directory, talking HTTPS, with the admin CLI beside them.
-import { spawn, type ChildProcess } from "node:child_process";
 import { X509Certificate } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import tls from "node:tls";
-import { Agent, request } from "undici";
+import { Agent } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminSocketPath } from "../server/admin/channel.js";
+import { callHttps } from "./helpers/https.js";
 import { freePort } from "./helpers/ports.js";
+import { runAgentd, spawnAgentd, type AgentdProcess } from "./helpers/process.js";
 
-const repoRoot = path.resolve(import.meta.dirname, "..");
-const AGENTD = [path.join(repoRoot, "node_modules/tsx/dist/cli.mjs"), path.join(repoRoot, "server/cli/agentd.ts")];
-
-interface Served {
-  child: ChildProcess;
-  url: string;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<number | null>;
+/** `agentd <args>` with this data directory, run to completion. */
+function agentd(args: string[], dataDir: string, env: Record<string, string> = {}) {
+  return runAgentd(args, { AGENTD_DATA_DIR: dataDir, ...env }, { cwd: dataDir });
 }
 
-function baseEnv(dataDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, AGENTD_DATA_DIR: dataDir, ...extra };
-  return env;
-}
-
-/** Starts `agentd serve` and resolves once it prints its banner. */
-async function serve(env: NodeJS.ProcessEnv): Promise<Served> {
-  const child = spawn(process.execPath, [...AGENTD, "serve"], { env, cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  let err = "";
-  child.stdout!.on("data", (chunk) => (out += chunk));
-  child.stderr!.on("data", (chunk) => (err += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no banner in time:\n${err}`)), 60_000);
-    const check = () => {
-      const match = /agentd is serving (https:\/\/\S+)/.exec(err);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    };
-    child.stderr!.on("data", check);
-    exited.then((code) => reject(new Error(`agentd serve exited with ${code}:\n${err}`)));
-  });
-  return { child, url, stdout: () => out, stderr: () => err, exited };
-}
-
-/** Runs `agentd <args>` to completion. */
-function agentd(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...AGENTD, ...args], { env, cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.on("exit", (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-async function stop(served: Served): Promise<number | null> {
-  served.child.kill("SIGTERM");
-  return served.exited;
-}
-
-function client(dataDir: string) {
-  const ca = readFileSync(path.join(dataDir, "tls/cert.pem"), "utf8");
-  const dispatcher = new Agent({ connect: { ca } });
-  return {
-    dispatcher,
-    async call(url: string, token: string | null, init: { method?: string; body?: unknown } = {}) {
-      const headers: Record<string, string> = {};
-      if (token) headers["x-auth-token"] = token;
-      if (init.body !== undefined) headers["content-type"] = "application/json";
-      const answer = await request(url, {
-        method: (init.method ?? "GET") as "GET",
-        headers,
-        body: init.body === undefined ? undefined : JSON.stringify(init.body),
-        dispatcher,
-      });
-      const text = await answer.body.text();
-      return { status: answer.statusCode, json: text ? JSON.parse(text) : undefined };
-    },
-  };
+/** `agentd serve` on this data directory, with JSON logs at the default level. */
+function serve(dataDir: string, env: Record<string, string> = {}): Promise<AgentdProcess> {
+  return spawnAgentd({ AGENTD_DATA_DIR: dataDir, AGENTD_LOG_LEVEL: "info", ...env }, { cwd: dataDir });
 }
 
 describe("agentd serve on the embedded defaults", () => {
   let dataDir: string;
   let port: number;
-  let served: Served;
+  let served: AgentdProcess;
   let adminToken: string;
 
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), "agentd-proc-"));
     port = await freePort();
-    served = await serve(baseEnv(dataDir, { AGENTD_PORT: String(port) }));
+    served = await serve(dataDir, { AGENTD_PORT: String(port) });
   });
   afterAll(async () => {
-    if (served && served.child.exitCode === null) await stop(served);
+    if (served?.alive()) await served.kill("SIGTERM");
     rmSync(dataDir, { recursive: true, force: true });
   });
 
   it("prints the base URL, the certificate with its fingerprint, and a working admin token on the first start", async () => {
-    const banner = served.stderr();
+    const banner = served.output();
     expect(served.url).toBe(`https://127.0.0.1:${port}/1.0`);
     const certPath = /certificate: (\S+)/.exec(banner)?.[1];
     expect(certPath).toBe(path.join(dataDir, "tls/cert.pem"));
@@ -116,17 +50,18 @@ describe("agentd serve on the embedded defaults", () => {
     expect(adminToken).toMatch(/^[A-Za-z0-9_-]{32,}$/);
 
     // The same request the banner suggests with curl, through `localhost` as in the README.
-    const answer = await client(dataDir).call(`https://localhost:${port}/1.0/agents`, adminToken);
+    const trusting = new Agent({ connect: { ca: readFileSync(certPath!, "utf8") } });
+    const answer = await callHttps(trusting, "GET", `https://localhost:${port}/1.0/agents`, { token: adminToken });
+    await trusting.close();
     expect(answer.status).toBe(200);
     expect(answer.json.length).toBeGreaterThanOrEqual(3);
   });
 
   it("never writes a token to its logs", async () => {
-    const c = client(dataDir);
-    await c.call(`${served.url}/agents`, adminToken);
-    await c.call(`${served.url}/agents/by-id/1`, "a-wrong-token-that-must-not-be-logged");
+    await served.call("GET", "/agents", { token: adminToken });
+    await served.call("GET", "/agents/by-id/1", { token: "a-wrong-token-that-must-not-be-logged" });
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const logs = served.stdout();
+    const logs = served.logs();
     expect(logs).toContain('"statusCode":401');
     expect(logs).not.toContain(adminToken);
     expect(logs).not.toContain("a-wrong-token-that-must-not-be-logged");
@@ -168,31 +103,29 @@ describe("agentd serve on the embedded defaults", () => {
   });
 
   it("refuses a second `agentd serve` on the same data directory, and the first keeps serving", async () => {
-    const second = await agentd(["serve"], baseEnv(dataDir, { AGENTD_PORT: String(await freePort()) }));
+    const second = await agentd(["serve"], dataDir, { AGENTD_PORT: String(await freePort()) });
     expect(second.code).toBe(1);
     expect(second.stderr).toMatch(/data directory .* is in use by another agentd process/);
-    expect((await client(dataDir).call(`${served.url}/agents`, adminToken)).status).toBe(200);
+    expect((await served.call("GET", "/agents", { token: adminToken })).status).toBe(200);
   });
 
   it("creates and revokes tokens through the running server", async () => {
-    const created = await agentd(["token", "create", "--acl", "agentd.agents.read", "--ttl", "1h"], baseEnv(dataDir));
+    const created = await agentd(["token", "create", "--acl", "agentd.agents.read", "--ttl", "1h"], dataDir);
     expect(created.code, created.stderr).toBe(0);
     const token = created.stdout.trim();
-    const c = client(dataDir);
-    expect((await c.call(`${served.url}/agents`, token)).status).toBe(200);
-    expect((await c.call(`${served.url}/agents/by-id/1`, token)).status).toBe(403);
+    expect((await served.call("GET", "/agents", { token })).status).toBe(200);
+    expect((await served.call("GET", "/agents/by-id/1", { token })).status).toBe(403);
 
-    const revoked = await agentd(["token", "revoke", token], baseEnv(dataDir));
+    const revoked = await agentd(["token", "revoke", token], dataDir);
     expect(revoked.code, revoked.stderr).toBe(0);
-    expect((await c.call(`${served.url}/agents`, token)).status).toBe(401);
+    expect((await served.call("GET", "/agents", { token })).status).toBe(401);
 
-    const again = await agentd(["token", "revoke", token], baseEnv(dataDir));
+    const again = await agentd(["token", "revoke", token], dataDir);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain("no such token");
   });
 
   it("imports a good file through the running server, and a bad file changes nothing", async () => {
-    const c = client(dataDir);
     const good = path.join(dataDir, "good.json");
     writeFileSync(
       good,
@@ -201,11 +134,11 @@ describe("agentd serve on the embedded defaults", () => {
         { id: 51, number: "5051", extension: null, context: null, logged: false, paused: false, paused_reason: null, state_interface: null },
       ]),
     );
-    const imported = await agentd(["import", good], baseEnv(dataDir));
+    const imported = await agentd(["import", good], dataDir);
     expect(imported.code, imported.stderr).toBe(0);
-    expect((await c.call(`${served.url}/agents/by-number/5050`, adminToken)).json).toMatchObject({ id: 50, logged: true });
+    expect((await served.call("GET", "/agents/by-number/5050", { token: adminToken })).json).toMatchObject({ id: 50, logged: true });
 
-    const before = (await c.call(`${served.url}/agents`, adminToken)).json;
+    const before = (await served.call("GET", "/agents", { token: adminToken })).json;
     const bad = path.join(dataDir, "bad.json");
     writeFileSync(
       bad,
@@ -214,12 +147,12 @@ describe("agentd serve on the embedded defaults", () => {
         { id: 52, number: "50a", extension: null, context: null, logged: false, paused: false, paused_reason: null, state_interface: null },
       ]),
     );
-    const rejected = await agentd(["import", bad], baseEnv(dataDir));
+    const rejected = await agentd(["import", bad], dataDir);
     expect(rejected.code).toBe(1);
     expect(rejected.stderr).toContain("[1].number");
-    expect((await c.call(`${served.url}/agents`, adminToken)).json).toEqual(before);
+    expect((await served.call("GET", "/agents", { token: adminToken })).json).toEqual(before);
 
-    const unreadable = await agentd(["import", path.join(dataDir, "missing.json")], baseEnv(dataDir));
+    const unreadable = await agentd(["import", path.join(dataDir, "missing.json")], dataDir);
     expect(unreadable.code).toBe(1);
     expect(unreadable.stderr).toContain("cannot read");
   });
@@ -228,6 +161,7 @@ describe("agentd serve on the embedded defaults", () => {
     // A pause whose body arrives slowly is in flight when the signal lands.
     const ca = readFileSync(path.join(dataDir, "tls/cert.pem"), "utf8");
     const body = JSON.stringify({ reason: "in flight" });
+    let stopped: ReturnType<AgentdProcess["kill"]> | undefined;
     const answered = new Promise<number>((resolve, reject) => {
       const socket = tls.connect({ host: "127.0.0.1", port, ca, servername: "localhost" }, () => {
         socket.write(
@@ -236,7 +170,7 @@ describe("agentd serve on the embedded defaults", () => {
             body.slice(0, 5),
         );
         setTimeout(() => {
-          served.child.kill("SIGTERM");
+          stopped = served.kill("SIGTERM");
           setTimeout(() => socket.write(body.slice(5)), 500);
         }, 300);
       });
@@ -247,16 +181,16 @@ describe("agentd serve on the embedded defaults", () => {
       socket.on("error", reject);
     });
     expect(await answered).toBe(204);
-    expect(await served.exited).toBe(0);
+    expect((await stopped)?.code).toBe(0);
 
     // Restarted on the same data directory: the pause is there, no new admin token is printed.
-    const again = await serve(baseEnv(dataDir, { AGENTD_PORT: String(port) }));
+    const again = await serve(dataDir, { AGENTD_PORT: String(port) });
     try {
-      expect(again.stderr()).not.toContain("shown only this once");
-      const agent = await client(dataDir).call(`${again.url}/agents/by-number/1001`, adminToken);
+      expect(again.output()).not.toContain("shown only this once");
+      const agent = await again.call("GET", "/agents/by-number/1001", { token: adminToken });
       expect(agent.json).toMatchObject({ paused: true, paused_reason: "in flight" });
     } finally {
-      expect(await stop(again)).toBe(0);
+      expect((await again.kill("SIGTERM")).code).toBe(0);
     }
   });
 });
@@ -269,7 +203,7 @@ describe("the admin CLI without a running server", () => {
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it("opens the embedded database itself, and the server started afterwards sees its work", async () => {
-    const created = await agentd(["token", "create", "--acl", "agentd.#"], baseEnv(dataDir));
+    const created = await agentd(["token", "create", "--acl", "agentd.#"], dataDir);
     expect(created.code, created.stderr).toBe(0);
     const token = created.stdout.trim();
     const file = path.join(dataDir, "agents.json");
@@ -277,28 +211,28 @@ describe("the admin CLI without a running server", () => {
       file,
       JSON.stringify([{ id: 70, number: "7070", extension: "7070", context: "default", logged: true, paused: false, paused_reason: null, state_interface: "SIP/x" }]),
     );
-    const imported = await agentd(["import", file], baseEnv(dataDir));
+    const imported = await agentd(["import", file], dataDir);
     expect(imported.code, imported.stderr).toBe(0);
 
-    const served = await serve(baseEnv(dataDir, { AGENTD_PORT: String(await freePort()) }));
+    const served = await serve(dataDir);
     try {
       // A token already exists, so no admin token is made or printed.
-      expect(served.stderr()).not.toContain("shown only this once");
-      const answer = await client(dataDir).call(`${served.url}/agents/by-number/7070`, token);
+      expect(served.output()).not.toContain("shown only this once");
+      const answer = await served.call("GET", "/agents/by-number/7070", { token });
       expect(answer.status).toBe(200);
       expect(answer.json.id).toBe(70);
     } finally {
-      await stop(served);
+      await served.kill("SIGTERM");
     }
   });
 
   it("rejects usage errors with exit code 2", async () => {
-    const missingAcl = await agentd(["token", "create"], baseEnv(dataDir));
+    const missingAcl = await agentd(["token", "create"], dataDir);
     expect(missingAcl.code).toBe(2);
-    const badTtl = await agentd(["token", "create", "--acl", "agentd.#", "--ttl", "soon"], baseEnv(dataDir));
+    const badTtl = await agentd(["token", "create", "--acl", "agentd.#", "--ttl", "soon"], dataDir);
     expect(badTtl.code).toBe(2);
     expect(badTtl.stderr).toContain("duration");
-    const unknown = await agentd(["frobnicate"], baseEnv(dataDir));
+    const unknown = await agentd(["frobnicate"], dataDir);
     expect(unknown.code).toBe(2);
   });
 });
@@ -314,7 +248,7 @@ describe("configuration errors", () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), "agentd-cfg-"));
     try {
       const port = await freePort();
-      const result = await agentd(["serve"], baseEnv(dataDir, { AGENTD_PORT: String(port), [name]: value }));
+      const result = await agentd(["serve"], dataDir, { AGENTD_PORT: String(port), [name]: value });
       expect(result.code).toBe(2);
       expect(result.stderr).toContain(name);
       expect(result.stderr).not.toContain("agentd is serving");

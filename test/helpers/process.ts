@@ -11,9 +11,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { Agent, request } from "undici";
+import { Agent } from "undici";
 import { repoRoot } from "./contract.js";
-import type { Answer } from "./server.js";
+import { callHttps, type Answer, type CallOptions } from "./https.js";
 
 const CLI = path.join(repoRoot, "server", "cli", "agentd.ts");
 // An absolute URL, so the child finds tsx whatever its working directory.
@@ -26,11 +26,13 @@ export interface AgentdProcess {
   certPath: string;
   pid: number;
   child: ChildProcess;
-  /** Everything the process wrote to stderr so far (banner and JSON logs). */
+  /** Everything the process wrote so far: the banner (stderr) and the JSON logs (stdout). */
   output(): string;
+  /** Only what it wrote to stdout: its JSON log lines. */
+  logs(): string;
   /** Whether the process is still running. */
   alive(): boolean;
-  call(method: string, pathAndQuery: string, options?: { token?: string; body?: unknown }): Promise<Answer>;
+  call(method: string, pathAndQuery: string, options?: CallOptions): Promise<Answer>;
   /** Sends the signal and resolves with how the process ended. */
   kill(signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
@@ -51,6 +53,15 @@ process.once("exit", () => {
   for (const child of children) child.kill("SIGKILL");
 });
 
+/** The test runner's environment without its own AGENTD_* variables, then the defaults, then `env`. */
+function agentdEnv(defaults: Record<string, string>, env: Record<string, string>): NodeJS.ProcessEnv {
+  const childEnv: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!name.startsWith("AGENTD_")) childEnv[name] = value;
+  }
+  return Object.assign(childEnv, defaults, env);
+}
+
 /**
  * Starts `agentd serve` with exactly `env` as its AGENTD_* configuration
  * (the test runner's own AGENTD_* variables are not passed on), in `cwd`:
@@ -60,11 +71,7 @@ process.once("exit", () => {
  * rejects with AgentdExited when the process ends first.
  */
 export async function spawnAgentd(env: Record<string, string>, options: { cwd: string }): Promise<AgentdProcess> {
-  const childEnv: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (!name.startsWith("AGENTD_")) childEnv[name] = value;
-  }
-  Object.assign(childEnv, { AGENTD_PORT: "0", AGENTD_LOG_LEVEL: "warn", AGENTD_RATE_LIMIT: "0" }, env);
+  const childEnv = agentdEnv({ AGENTD_PORT: "0", AGENTD_LOG_LEVEL: "warn", AGENTD_RATE_LIMIT: "0" }, env);
 
   const child = spawn(process.execPath, ["--import", TSX, CLI, "serve"], {
     cwd: options.cwd,
@@ -76,7 +83,11 @@ export async function spawnAgentd(env: Record<string, string>, options: { cwd: s
   const pid = child.pid;
 
   let log = "";
-  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (log += chunk));
+  let stdout = "";
+  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+    log += chunk;
+    stdout += chunk;
+  });
   child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (log += chunk));
 
   let ended: { code: number | null; signal: NodeJS.Signals | null } | null = null;
@@ -116,25 +127,9 @@ export async function spawnAgentd(env: Record<string, string>, options: { cwd: s
     pid,
     child,
     output: () => log,
+    logs: () => stdout,
     alive: () => ended === null,
-    async call(method, pathAndQuery, options = {}) {
-      const headers: Record<string, string> = {};
-      if (options.token !== undefined) headers["x-auth-token"] = options.token;
-      let body: string | undefined;
-      if (options.body !== undefined) {
-        body = JSON.stringify(options.body);
-        headers["content-type"] = "application/json";
-      }
-      const answer = await request(banner.url + pathAndQuery, { method: method as "GET", headers, body, dispatcher });
-      const text = await answer.body.text();
-      const type = String(answer.headers["content-type"] ?? "");
-      return {
-        status: answer.statusCode,
-        headers: answer.headers,
-        json: type.includes("json") && text !== "" ? JSON.parse(text) : undefined,
-        text,
-      };
-    },
+    call: (method, pathAndQuery, options = {}) => callHttps(dispatcher, method, banner.url + pathAndQuery, options),
     async kill(signal) {
       if (ended === null) child.kill(signal);
       const result = await exit;
@@ -150,11 +145,7 @@ export async function runAgentd(
   env: Record<string, string>,
   options: { cwd: string; timeoutMs?: number },
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const childEnv: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (!name.startsWith("AGENTD_")) childEnv[name] = value;
-  }
-  Object.assign(childEnv, { AGENTD_LOG_LEVEL: "warn" }, env);
+  const childEnv = agentdEnv({ AGENTD_LOG_LEVEL: "warn" }, env);
   const child = spawn(process.execPath, ["--import", TSX, CLI, ...args], {
     cwd: options.cwd,
     env: childEnv,

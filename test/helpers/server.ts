@@ -2,24 +2,19 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pino } from "pino";
-import { Agent, request } from "undici";
+import { Agent } from "undici";
 import { adminSocketPath, callAdminChannel } from "../../server/admin/channel.js";
 import type { Config } from "../../server/config.js";
 import { loadConfig } from "../../server/config/load.js";
 import { openPostgres } from "../../server/db/postgres.js";
 import { startServer, type RunningServer } from "../../server/serve.js";
 import { SqlTokenStore } from "../../server/store/tokens.js";
+import { callHttps, type Answer, type CallOptions } from "./https.js";
+
+export type { Answer };
 
 /** A fixed admin token for tests (AGENTD_ADMIN_TOKEN), ACL agentd.#. */
 export const ADMIN_TOKEN = "test-admin-token-0123456789abcdef";
-
-export interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  /** Parsed JSON when the response is JSON, else undefined. */
-  json: any;
-  text: string;
-}
 
 export interface TestServer {
   url: string;
@@ -28,7 +23,8 @@ export interface TestServer {
   /** PEM of the server's certificate, to trust it for this test only. */
   ca: string;
   dispatcher: Agent;
-  call(method: string, pathAndQuery: string, options?: { token?: string | null; body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string> }): Promise<Answer>;
+  /** A request to the API; `token` defaults to ADMIN_TOKEN, null sends none. */
+  call(method: string, pathAndQuery: string, options?: CallOptions): Promise<Answer>;
   createToken(acls: string[], ttlSeconds?: number | null): Promise<string>;
   revokeToken(token: string): Promise<void>;
   close(): Promise<void>;
@@ -66,25 +62,11 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   const ca = readFileSync(running.certPath, "utf8");
   const dispatcher = new Agent({ connect: { ca } });
 
-  const call: TestServer["call"] = async (method, pathAndQuery, options = {}) => {
-    const headers: Record<string, string> = { ...options.headers };
-    const token = options.token === undefined ? ADMIN_TOKEN : options.token;
-    if (token !== null) headers["x-auth-token"] = token;
-    let body: string | Buffer | undefined = options.rawBody;
-    if (options.body !== undefined) {
-      body = JSON.stringify(options.body);
-      headers["content-type"] ??= "application/json";
-    }
-    const answer = await request(running.url + pathAndQuery, { method: method as "GET", headers, body, dispatcher });
-    const text = await answer.body.text();
-    const type = String(answer.headers["content-type"] ?? "");
-    return {
-      status: answer.statusCode,
-      headers: answer.headers,
-      json: type.includes("json") && text !== "" ? JSON.parse(text) : undefined,
-      text,
-    };
-  };
+  const call: TestServer["call"] = (method, pathAndQuery, options = {}) =>
+    callHttps(dispatcher, method, running.url + pathAndQuery, {
+      ...options,
+      token: options.token === undefined ? ADMIN_TOKEN : options.token,
+    });
 
   async function tokens<T>(fn: (store: SqlTokenStore) => Promise<T>): Promise<T> {
     if (config.databaseUrl === null) throw new Error("embedded tokens go through the admin socket");
