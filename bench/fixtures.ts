@@ -1,9 +1,7 @@
 // What every target serves: the same 100 agents, the same origin UUID and
 // the same certificate, so the bytes on the wire are identical and only the
 // machinery in front of them differs.
-import { writeFile } from "node:fs/promises";
-import path from "node:path";
-import { generate } from "selfsigned";
+import { loadOrCreateCertificate } from "../server/tls/certificate.js";
 import type { AgentRecord, AgentStatus } from "../server/store/agent-store.js";
 
 /** AGENTD_ORIGIN_UUID of every bench deployment. */
@@ -61,24 +59,14 @@ export interface CertFiles {
   cert: string;
 }
 
-/** One self-signed certificate for 127.0.0.1 used by every HTTPS target (AGENTD_TLS_CERT/KEY for the server). */
+/**
+ * One self-signed certificate for localhost and 127.0.0.1, used by every
+ * HTTPS target (AGENTD_TLS_CERT/KEY for the server): the server's own
+ * generator, writing `<dir>/tls/cert.pem` and `key.pem`.
+ */
 export async function writeCertificate(dir: string): Promise<CertFiles> {
-  const pems = await generate([{ name: "commonName", value: "localhost" }], {
-    keySize: 2048,
-    algorithm: "sha256",
-    notAfterDate: new Date(Date.now() + 7 * 24 * 3600 * 1000),
-    extensions: [
-      { name: "basicConstraints", cA: false },
-      { name: "keyUsage", digitalSignature: true, keyEncipherment: true, critical: true },
-      { name: "extKeyUsage", serverAuth: true },
-      { name: "subjectAltName", altNames: [{ type: 2, value: "localhost" }, { type: 7, ip: "127.0.0.1" }] },
-    ],
-  });
-  const certPath = path.join(dir, "cert.pem");
-  const keyPath = path.join(dir, "key.pem");
-  await writeFile(certPath, pems.cert, { mode: 0o644 });
-  await writeFile(keyPath, pems.private, { mode: 0o600 });
-  return { certPath, keyPath, cert: pems.cert };
+  const { cert, certPath, keyPath } = await loadOrCreateCertificate({ dataDir: dir });
+  return { certPath, keyPath, cert };
 }
 
 /** The four operations as the contract's paths under /1.0 (Prism serves them without the base path). */

@@ -98,30 +98,25 @@ export interface TargetSetup {
   databaseUrl: string | null;
 }
 
+/** A baseline that serves the bench's bodies from memory: bench/targets/<file> on its own HTTPS port. */
+function fromMemory(key: string, label: string, file: string): TargetSpec {
+  return {
+    key,
+    label,
+    ops: ALL_OPS,
+    samePayloads: true,
+    async start(ctx) {
+      const port = await freePort();
+      const child = tsxTarget(ctx, file, port, file.replace(/\.ts$/, ".log"));
+      return { base: `https://127.0.0.1:${port}/1.0`, https: true, main: child, processes: [child] };
+    },
+  };
+}
+
 export function targetSpecs(setup: TargetSetup): TargetSpec[] {
   const specs: TargetSpec[] = [
-    {
-      key: "limit",
-      label: "limit: bare node:https, bodies from memory",
-      ops: ALL_OPS,
-      samePayloads: true,
-      async start(ctx) {
-        const port = await freePort();
-        const child = tsxTarget(ctx, "limit.ts", port, "limit.log");
-        return { base: `https://127.0.0.1:${port}/1.0`, https: true, main: child, processes: [child] };
-      },
-    },
-    {
-      key: "framework",
-      label: "framework ceiling: Express 5 + openapi-validator, from memory",
-      ops: ALL_OPS,
-      samePayloads: true,
-      async start(ctx) {
-        const port = await freePort();
-        const child = tsxTarget(ctx, "framework.ts", port, "framework.log");
-        return { base: `https://127.0.0.1:${port}/1.0`, https: true, main: child, processes: [child] };
-      },
-    },
+    fromMemory("limit", "limit: bare node:https, bodies from memory", "limit.ts"),
+    fromMemory("framework", "framework ceiling: Express 5 + openapi-validator, from memory", "framework.ts"),
     {
       key: "server",
       label: "server as shipped: PGlite, embedded tokens, info logs",

@@ -19,6 +19,7 @@ export interface CertificateMaterial {
   cert: string;
   key: string;
   certPath: string;
+  keyPath: string;
   /** Colon-separated SHA-256 of the certificate, as `openssl x509 -fingerprint -sha256` shows it. */
   fingerprint256: string;
   /** True when this call created a new self-signed certificate. */
@@ -45,7 +46,7 @@ export async function loadOrCreateCertificate(source: CertificateSource): Promis
     const cert = await readPem(certPath, "AGENTD_TLS_CERT");
     const key = await readPem(keyPath, "AGENTD_TLS_KEY");
     const fingerprint256 = checkPair(cert, key, { cert: `AGENTD_TLS_CERT (${certPath})`, key: `AGENTD_TLS_KEY (${keyPath})` });
-    return { cert, key, certPath, fingerprint256, generated: false };
+    return { cert, key, certPath, keyPath, fingerprint256, generated: false };
   }
   return loadOrGenerate(source.dataDir);
 }
@@ -58,7 +59,7 @@ async function loadOrGenerate(dataDir: string): Promise<CertificateMaterial> {
   if (existing !== null) {
     const fingerprint256 = checkPair(existing.cert, existing.key, { cert: certPath, key: keyPath });
     const validTo = new Date(new X509Certificate(existing.cert).validTo);
-    if (validTo.getTime() > Date.now()) return { ...existing, certPath, fingerprint256, generated: false };
+    if (validTo.getTime() > Date.now()) return { ...existing, certPath, keyPath, fingerprint256, generated: false };
     // Our own certificate ran out: keep it aside for reference and make a new one.
     await rename(dir, `${dir}.expired-${Date.now()}`).catch(ignoreMissing);
   }
@@ -100,13 +101,13 @@ async function loadOrGenerate(dataDir: string): Promise<CertificateMaterial> {
       const winner = await readGenerated(certPath, keyPath);
       if (winner === null) throw error;
       const fingerprint256 = checkPair(winner.cert, winner.key, { cert: certPath, key: keyPath });
-      return { ...winner, certPath, fingerprint256, generated: false };
+      return { ...winner, certPath, keyPath, fingerprint256, generated: false };
     }
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
   const fingerprint256 = new X509Certificate(pems.cert).fingerprint256;
-  return { cert: pems.cert, key: pems.private, certPath, fingerprint256, generated: true };
+  return { cert: pems.cert, key: pems.private, certPath, keyPath, fingerprint256, generated: true };
 }
 
 /** The generated pair, or null when there is none yet. Half a pair is an error, not a reason to overwrite. */
