@@ -1,8 +1,8 @@
 import type { Request, Response } from "express";
 import type { SecurityHandlers } from "express-openapi-validator/dist/framework/types.js";
 import { fillAcl } from "../auth/acl.js";
-import type { TokenVerifier } from "../auth/verifier.js";
 import type { Logger } from "pino";
+import type { TokenVerifier } from "../auth/verifier.js";
 import { toProblem } from "./errors.js";
 import { requestId } from "./logging.js";
 import { HttpProblem, recordAuthFailure } from "./problems.js";
@@ -18,7 +18,6 @@ type ValidatedRequest = Request & {
   openapi?: { schema?: Record<string, unknown>; pathParams?: Record<string, string> };
 };
 
-
 /**
  * The contract's `token` scheme, checked by express-openapi-validator before
  * the request itself is validated. The ACL comes from the operation's
@@ -29,10 +28,8 @@ export function securityHandlers(verifier: TokenVerifier, logger: Logger): Secur
     token: async (req: Request) => {
       const res = req.res as Response;
       const token = req.get("x-auth-token");
-      if (!token) {
-        recordAuthFailure(res, new HttpProblem(401, "invalid token or unauthorized"));
-        return false;
-      }
+      // The validator itself refuses a missing or empty header (401) before calling this.
+      if (!token) return false;
       const { openapi } = req as ValidatedRequest;
       const template = openapi?.schema?.["x-required-acl"];
       if (typeof template !== "string") {
