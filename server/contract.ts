@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 import path from "node:path";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { parse } from "yaml";
 
 /**
  * openapi.yaml sits at the repository root, whether this module runs from
@@ -16,5 +17,13 @@ export function findContract(from: string = path.dirname(fileURLToPath(import.me
 }
 
 export const CONTRACT_PATH = findContract();
-/** The path of the contract's servers (`https://…/1.0`). */
-export const BASE_PATH = "/1.0";
+
+/** The path of the contract's first server (`https://localhost:9493/1.0` → `/1.0`), where the API is mounted. */
+function basePath(contractPath: string): string {
+  const { servers } = parse(readFileSync(contractPath, "utf8")) as { servers?: { url?: string }[] };
+  const url = servers?.[0]?.url;
+  if (url === undefined) throw new Error(`${contractPath} names no server`);
+  return new URL(url).pathname.replace(/\/+$/, "");
+}
+
+export const BASE_PATH = basePath(CONTRACT_PATH);
