@@ -98,13 +98,19 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * Format: int32
+         * @description Numeric identifier of the agent.
+         */
+        AgentId: number;
+        /** @description Agent number, digits only. */
+        AgentNumber: string;
+        /** @description Why the agent is paused, as shown to supervisors. Any text but the NUL character. */
+        PauseReason: string;
         /** @description The status of one agent. */
         AgentStatus: {
-            /**
-             * Format: int32
-             * @description Numeric identifier of the agent.
-             */
-            id: number;
+            /** @description Numeric identifier of the agent. */
+            id: components["schemas"]["AgentId"];
             /**
              * Format: uuid
              * @description UUID of the deployment that owns the agent. The same for every
@@ -112,7 +118,7 @@ export interface components {
              */
             origin_uuid: string;
             /** @description Agent number, digits only. */
-            number: string;
+            number: components["schemas"]["AgentNumber"];
             /** @description Extension the agent is logged in on; null when not logged in. */
             extension: string | null;
             /** @description Dialplan context of the extension; null when not logged in. */
@@ -122,7 +128,7 @@ export interface components {
             /** @description Whether the agent is paused; always false when not logged in. */
             paused: boolean;
             /** @description Reason given for the pause; null when not paused or when no reason was given. */
-            paused_reason: string | null;
+            paused_reason: components["schemas"]["PauseReason"] | null;
             /**
              * @description Interface used to determine whether the agent is in use, in the
              *     form `<technology>/<name>` (for example `PJSIP/alice`); null when
@@ -132,8 +138,7 @@ export interface components {
         };
         /** @description Optional details of a pause. */
         PauseRequest: {
-            /** @description Why the agent is paused, as shown to supervisors. Any text but the NUL character. */
-            reason?: string;
+            reason?: components["schemas"]["PauseReason"];
         };
         /** @description The body of every error response. */
         Error: {
@@ -262,12 +267,12 @@ export interface components {
          * @description Numeric identifier of the agent.
          * @example 1
          */
-        AgentId: number;
+        AgentId: components["schemas"]["AgentId"];
         /**
          * @description Agent number, digits only.
          * @example 1001
          */
-        AgentNumber: string;
+        AgentNumber: components["schemas"]["AgentNumber"];
     };
     requestBodies: never;
     headers: {

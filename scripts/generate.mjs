@@ -1,7 +1,9 @@
 // Derives everything in generated/ from openapi.yaml:
 //   openapi.ts     the contract's types (openapi-typescript)
-//   operations.ts  each operation's method, path and required ACL, so that
-//                  server code never repeats a path or an ACL string.
+//   operations.ts  each operation's method and path, and the one OperationId
+//                  type, so that no other code repeats a path or an id.
+//                  (The server reads each operation's x-required-acl from
+//                  openapi.yaml itself, through the validator.)
 // Usage: node scripts/generate.mjs [outDir]   (default: generated)
 import { readFile, writeFile, mkdir } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
@@ -28,14 +30,10 @@ export async function render() {
     for (const method of methods) {
       const op = item?.[method];
       if (!op) continue;
-      if (typeof op["x-required-acl"] !== "string") {
-        throw new Error(`${method.toUpperCase()} ${route}: missing x-required-acl`);
-      }
       entries.push(
         `  ${op.operationId}: {\n` +
           `    method: ${JSON.stringify(method)},\n` +
           `    path: ${JSON.stringify(route)},\n` +
-          `    requiredAcl: ${JSON.stringify(op["x-required-acl"])},\n` +
           `  },\n`,
       );
     }

@@ -1,7 +1,20 @@
 import { fileURLToPath } from "node:url";
 import path from "node:path";
 import { existsSync, readFileSync } from "node:fs";
+import _Ajv2020 from "ajv/dist/2020.js";
+import type { ValidateFunction } from "ajv/dist/2020.js";
+import _addFormats from "ajv-formats";
 import { parse } from "yaml";
+
+// Both packages are CommonJS; under NodeNext their default export is the
+// module object, whose `default` is the real constructor/plugin.
+const Ajv2020 = _Ajv2020.default;
+const addFormats = _addFormats.default;
+
+export type { ValidateFunction };
+
+/** A parsed OpenAPI document; deliberately loose, it is walked as plain JSON. */
+export type OpenApiDocument = Record<string, any>;
 
 /**
  * openapi.yaml sits at the repository root, whether this module runs from
@@ -18,12 +31,82 @@ export function findContract(from: string = path.dirname(fileURLToPath(import.me
 
 export const CONTRACT_PATH = findContract();
 
+export function readContract(file: string = CONTRACT_PATH): OpenApiDocument {
+  return parse(readFileSync(file, "utf8")) as OpenApiDocument;
+}
+
 /** The path of the contract's first server (`https://localhost:9493/1.0` → `/1.0`), where the API is mounted. */
-function basePath(contractPath: string): string {
-  const { servers } = parse(readFileSync(contractPath, "utf8")) as { servers?: { url?: string }[] };
-  const url = servers?.[0]?.url;
-  if (url === undefined) throw new Error(`${contractPath} names no server`);
+export function basePathOf(document: OpenApiDocument): string {
+  const url = (document.servers as { url?: string }[] | undefined)?.[0]?.url;
+  if (url === undefined) throw new Error("the contract names no server");
   return new URL(url).pathname.replace(/\/+$/, "");
 }
 
-export const BASE_PATH = basePath(CONTRACT_PATH);
+export const BASE_PATH = basePathOf(readContract());
+
+const DOCUMENT_ID = "urn:agentd:openapi";
+
+// OpenAPI's own schema keywords, then the fields of the document root.
+const OPENAPI_KEYWORDS = [
+  "example",
+  "discriminator",
+  "xml",
+  "externalDocs",
+  "openapi",
+  "info",
+  "jsonSchemaDialect",
+  "servers",
+  "paths",
+  "webhooks",
+  "components",
+  "security",
+  "tags",
+];
+
+/**
+ * Ajv validators for any schema of the document, addressed by JSON pointer
+ * (`#/components/schemas/AgentStatus`). The whole document is added to Ajv
+ * under one id, so every `$ref` inside a schema resolves exactly as it does
+ * in the contract: a shared constraint is never copied to be validated.
+ */
+export function contractValidators(document: OpenApiDocument): (pointer: string) => ValidateFunction {
+  const ajv = new Ajv2020({
+    allErrors: true,
+    // OpenAPI 3.1 schemas are 2020-12 plus a few OpenAPI keywords and any
+    // number of `x-` extensions; declare those instead of turning strict
+    // mode off, so a misspelt JSON Schema keyword still fails loudly.
+    strict: true,
+    allowUnionTypes: true,
+  });
+  addFormats(ajv);
+  ajv.addVocabulary([...OPENAPI_KEYWORDS, ...extensionKeys(document)]);
+  // The document is not itself a schema, only a container of them: add it
+  // without validating it against the meta-schema.
+  ajv.addSchema({ ...document, $id: DOCUMENT_ID }, undefined, undefined, false);
+
+  const cache = new Map<string, ValidateFunction>();
+  return (pointer) => {
+    if (!pointer.startsWith("#/")) throw new Error(`not a local JSON pointer: ${pointer}`);
+    let validate = cache.get(pointer);
+    if (validate === undefined) {
+      validate = ajv.compile({ $ref: `${DOCUMENT_ID}${pointer}` });
+      cache.set(pointer, validate);
+    }
+    return validate;
+  };
+}
+
+function extensionKeys(document: unknown): string[] {
+  const keys = new Set<string>();
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) node.forEach(walk);
+    else if (node !== null && typeof node === "object") {
+      for (const [key, value] of Object.entries(node)) {
+        if (key.startsWith("x-")) keys.add(key);
+        walk(value);
+      }
+    }
+  };
+  walk(document);
+  return [...keys];
+}

@@ -7,10 +7,10 @@ import { runAdmin } from "./admin/operations.js";
 import { EmbeddedVerifier } from "./auth/embedded.js";
 import { ExternalVerifier } from "./auth/external.js";
 import type { TokenVerifier } from "./auth/verifier.js";
-import type { Config } from "./config.js";
+import type { Config } from "./config/config.js";
 import { BASE_PATH } from "./contract.js";
 import { createApp } from "./http/app.js";
-import { answerClientErrors } from "./http/client-errors.js";
+import { answerClientErrors } from "./http/parser-errors.js";
 import { openState, type State } from "./state.js";
 import { loadOrCreateCertificate, tlsServerOptions } from "./tls/certificate.js";
 

@@ -1,17 +1,17 @@
 import type { Logger } from "pino";
-import type { TokenStore } from "./auth/token-store.js";
-import type { Config } from "./config.js";
+import type { TokenStore } from "./store/token-store.js";
+import type { Config } from "./config/config.js";
 import type { Database } from "./db/sql.js";
 import { openPglite } from "./db/pglite.js";
 import { openPostgres } from "./db/postgres.js";
 import { migrate } from "./db/migrations.js";
 import type { AgentStore } from "./store/agent-store.js";
-import { SqlAgentStore } from "./store/agents.js";
+import { SqlAgentStore } from "./store/sql-agent-store.js";
 import { readOriginUuid } from "./store/deployment.js";
 import { seedDemoAgents } from "./store/seed.js";
-import { SqlTokenStore } from "./store/tokens.js";
-import { CachedAgentStore } from "./store/cached-agents.js";
-import { CachedTokenStore } from "./store/cached-tokens.js";
+import { SqlTokenStore } from "./store/sql-token-store.js";
+import { CachedAgentStore } from "./store/cached-agent-store.js";
+import { CachedTokenStore } from "./store/cached-token-store.js";
 
 /** Everything that lives in the database, opened and migrated. */
 export interface State {

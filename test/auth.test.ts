@@ -10,7 +10,7 @@ import { ExternalVerifier, type ExternalVerifierOptions } from "../server/auth/e
 import { migrate } from "../server/db/migrations.js";
 import { openPglite } from "../server/db/pglite.js";
 import type { Database } from "../server/db/sql.js";
-import { SqlTokenStore } from "../server/store/tokens.js";
+import { SqlTokenStore } from "../server/store/sql-token-store.js";
 import { AuthService } from "./helpers/auth-service.js";
 
 const READ_ALL = "agentd.agents.read";

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ENV_DOCS, loadConfig, loadDotEnv } from "../server/config/load.js";
-import type { Config } from "../server/config.js";
+import type { Config } from "../server/config/config.js";
 
 function ok(env: NodeJS.ProcessEnv, cwd = "/srv/agentd"): Config {
   const result = loadConfig(env, cwd);

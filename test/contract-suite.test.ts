@@ -26,12 +26,12 @@ import { parse, stringify } from "yaml";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { AgentdClient, AgentdResult, AgentStatus, ApiError } from "../client/index.js";
 import { contractPath, expectValid, loadContract } from "./helpers/contract.js";
+import { operations, type OperationId } from "../generated/operations.js";
 import { freePort } from "./helpers/ports.js";
 import { startTarget, type Target, type TargetName } from "./helpers/targets.js";
 
 const contract = loadContract();
 
-type OperationId = "listAgents" | "getAgentById" | "getAgentByNumber" | "pauseAgentByNumber";
 type Cover = readonly [OperationId, number];
 
 const ALL: readonly TargetName[] = ["server", "mock", "proxy"];
@@ -389,7 +389,7 @@ describe.each(ALL.map((name) => ({ name })))("contract suite on the $name", ({ n
   // example for the status the request prefers.
   const preferred: [OperationId, number, string][] = [
     ["listAgents", 400, "invalid request"], // the mock ignores unknown query parameters
-    ...(["listAgents", "getAgentById", "getAgentByNumber", "pauseAgentByNumber"] as const).flatMap((op): [OperationId, number, string][] => [
+    ...(Object.keys(operations) as OperationId[]).flatMap((op): [OperationId, number, string][] => [
       [op, 401, "invalid token or unauthorized"], // the mock accepts any token
       [op, 403, "insufficient permissions"],
       [op, 429, "too many requests"],

@@ -67,10 +67,6 @@ const EXPECTED_OPERATIONS = [
   { operationId: "pauseAgentByNumber", method: "post", path: "/agents/by-number/{agent_number}/pause" },
 ];
 
-// The upstream ACL shape: `agentd.agents`, then segments (each optionally
-// followed by one `{placeholder}`), ending in the action.
-const ACL_PATTERN = /^agentd\.agents(\.[a-z-]+(\.\{[a-z_]+\})?)*\.(read|create)$/;
-
 const EXPECTED_RELEASES = ["15.15", "15.18", "15.19", "17.05"];
 
 const AGENT_STATUS_FIELDS = [
@@ -92,11 +88,8 @@ function checkOperations(c: Contract): string[] {
     problems.push(`operations are ${JSON.stringify(actual)}, expected ${JSON.stringify(EXPECTED_OPERATIONS)}`);
   }
   const definedTags = new Set((c.document.tags ?? []).map((t: { name: string }) => t.name));
+  // Summary case, operationId case and the ACL's presence and shape are lint rules (redocly.yaml).
   for (const { operationId, operation } of c.operations()) {
-    if (typeof operationId !== "string" || !/^[a-z][a-zA-Z0-9]*$/.test(operationId)) {
-      problems.push(`operationId ${String(operationId)} is not camelCase`);
-    }
-    if (!isSentenceCase(operation.summary)) problems.push(`${operationId}: summary ${JSON.stringify(operation.summary)} is not sentence case`);
     if (typeof operation.description !== "string" || !/^[A-Z][\s\S]*\.\s*$/.test(operation.description)) {
       problems.push(`${operationId}: description missing or not a sentence`);
     }
@@ -107,25 +100,11 @@ function checkOperations(c: Contract): string[] {
   return problems;
 }
 
-// "Get an agent by number": capital first letter, later words lower case
-// (all-capital acronyms such as ACL allowed), no final period.
-function isSentenceCase(text: unknown): boolean {
-  if (typeof text !== "string" || !/^[A-Z]/.test(text) || text.endsWith(".")) return false;
-  return text
-    .split(/\s+/)
-    .slice(1)
-    .every((word) => !/^[A-Z]/.test(word) || /^[A-Z0-9]+$/.test(word));
-}
-
 function checkAcls(c: Contract): string[] {
   const problems: string[] = [];
   for (const { operationId, path: route, operation } of c.operations()) {
     const acl: unknown = operation["x-required-acl"];
-    if (typeof acl !== "string") {
-      problems.push(`${operationId}: no x-required-acl`);
-      continue;
-    }
-    if (!ACL_PATTERN.test(acl)) problems.push(`${operationId}: ACL ${acl} does not match the upstream pattern`);
+    if (typeof acl !== "string") continue; // the lint rule rule/operation-required-acl reports it
     const placeholders = [...acl.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort();
     const templateParams = [...route.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort();
     const declaredParams = (operation.parameters ?? [])
@@ -357,11 +336,7 @@ function broken(mutate: (doc: OpenApiDocument) => void): Contract {
 describe("the checks catch a broken contract", () => {
   const mutations: [keyof typeof checks, string, (doc: OpenApiDocument) => void][] = [
     ["operations", "a fifth operation", (d) => (d.paths["/agents"].delete = { ...d.paths["/agents"].get, operationId: "deleteAgents" })],
-    ["operations", "a snake_case operationId", (d) => (d.paths["/agents"].get.operationId = "list_agents")],
-    ["operations", "a Title Case summary", (d) => (d.paths["/agents"].get.summary = "List All Agents")],
     ["operations", "an undefined tag", (d) => (d.paths["/agents"].get.tags = ["people"])],
-    ["acls", "a missing ACL", (d) => delete d.paths["/agents"].get["x-required-acl"]],
-    ["acls", "an ACL outside the pattern", (d) => (d.paths["/agents"].get["x-required-acl"] = "agentd.agents.list")],
     [
       "acls",
       "an ACL placeholder that is not a path parameter",
@@ -408,14 +383,25 @@ describe("the checks catch a broken contract", () => {
     expect(checks[check](broken(mutate)).length).toBeGreaterThan(0);
   });
 
-  it("lint fails on a contract with a problem", async () => {
+  const lintMutations: [string, string, (doc: OpenApiDocument) => void][] = [
+    ["operation-description", "an operation without a description", (d) => delete d.paths["/agents"].get.description],
+    ["rule/operation-id-camel-case", "a snake_case operationId", (d) => (d.paths["/agents"].get.operationId = "list_agents")],
+    ["rule/operation-summary-sentence-case", "a Title Case summary", (d) => (d.paths["/agents"].get.summary = "List All Agents")],
+    ["rule/operation-summary-sentence-case", "a summary ending in a period", (d) => (d.paths["/agents"].get.summary = "List agents.")],
+    ["rule/operation-required-acl", "a missing ACL", (d) => delete d.paths["/agents"].get["x-required-acl"]],
+    ["rule/operation-required-acl-shape", "an ACL outside the agentd namespace", (d) => (d.paths["/agents"].get["x-required-acl"] = "agents.read")],
+    ["rule/operation-required-acl-shape", "an ACL with an unknown action", (d) => (d.paths["/agents"].get["x-required-acl"] = "agentd.agents.list")],
+  ];
+
+  it.each(lintMutations)("lint rule %s fails on %s", async (rule, _what, mutate) => {
     const dir = await scratchDir();
     const doc = structuredClone(loadContract().document);
-    delete doc.paths["/agents"].get.description;
+    mutate(doc);
     await writeFile(path.join(dir, "openapi.yaml"), stringify(doc));
     await cp(path.join(repoRoot, "redocly.yaml"), path.join(dir, "redocly.yaml"));
+    await cp(path.join(repoRoot, "docs"), path.join(dir, "docs"), { recursive: true });
     const result = await lint(dir);
-    expect(result.errors + result.warnings).toBeGreaterThan(0);
+    expect(result.problems.map((p) => p.ruleId)).toContain(rule);
     expect(result.code).not.toBe(0);
   });
 

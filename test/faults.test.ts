@@ -13,7 +13,7 @@ import path from "node:path";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { readOriginUuid } from "../server/store/deployment.js";
-import { SqlAgentStore } from "../server/store/agents.js";
+import { SqlAgentStore } from "../server/store/sql-agent-store.js";
 import { DEMO_AGENTS } from "../server/store/seed.js";
 import { AuthService } from "./helpers/auth-service.js";
 import { expectValid, loadContract } from "./helpers/contract.js";

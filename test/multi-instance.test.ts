@@ -12,7 +12,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentRecord, AgentStatus } from "../server/store/agent-store.js";
-import { SqlAgentStore } from "../server/store/agents.js";
+import { SqlAgentStore } from "../server/store/sql-agent-store.js";
 import { readOriginUuid } from "../server/store/deployment.js";
 import { expectValid, loadContract } from "./helpers/contract.js";
 import { freshPostgres, postgresTestUrl, type TestDatabase } from "./helpers/databases.js";

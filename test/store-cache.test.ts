@@ -2,11 +2,11 @@
 // must answer exactly what the database holds, with fewer queries.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Database, Sql } from "../server/db/sql.js";
-import { CachedAgentStore } from "../server/store/cached-agents.js";
-import { CachedTokenStore } from "../server/store/cached-tokens.js";
-import { SqlAgentStore } from "../server/store/agents.js";
+import { CachedAgentStore } from "../server/store/cached-agent-store.js";
+import { CachedTokenStore } from "../server/store/cached-token-store.js";
+import { SqlAgentStore } from "../server/store/sql-agent-store.js";
 import { DEMO_AGENTS } from "../server/store/seed.js";
-import { SqlTokenStore } from "../server/store/tokens.js";
+import { SqlTokenStore } from "../server/store/sql-token-store.js";
 import { freshPglite, type TestDatabase } from "./helpers/databases.js";
 
 const ORIGIN = "6f1c3c6e-2b7a-4f5e-9a0d-3c2b1a0f9e8d";

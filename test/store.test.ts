@@ -13,11 +13,12 @@ import { migrate, MIGRATIONS } from "../server/db/migrations.js";
 import { openPostgres } from "../server/db/postgres.js";
 import { DatabaseUnavailableError, type Database } from "../server/db/sql.js";
 import type { AgentRecord } from "../server/store/agent-store.js";
-import { SqlAgentStore } from "../server/store/agents.js";
+import { SqlAgentStore } from "../server/store/sql-agent-store.js";
 import { readOriginUuid } from "../server/store/deployment.js";
-import { findContract, importAgents, parseAgentImport } from "../server/store/import.js";
+import { parseAgentImport } from "../server/admin/import-file.js";
+import { findContract } from "../server/contract.js";
 import { DEMO_AGENTS, seedDemoAgents } from "../server/store/seed.js";
-import { hashToken, SqlTokenStore } from "../server/store/tokens.js";
+import { hashToken, SqlTokenStore } from "../server/store/sql-token-store.js";
 import { loadContract } from "./helpers/contract.js";
 import { availableKinds, freshPostgres, postgresTestUrl, type TestDatabase } from "./helpers/databases.js";
 
@@ -266,7 +267,7 @@ describe.each(kinds)("store on $kind", ({ kind, fresh, available }) => {
       const parsed = parseAgentImport(JSON.stringify(file));
       expect(parsed).toEqual({ ok: true, agents: [file[0], loggedOut(7)] });
       if (!parsed.ok) return;
-      expect(await importAgents(store, parsed.agents)).toBe(2);
+      await store.upsert(parsed.agents);
       expect(await store.list()).toEqual([
         { ...file[0], origin_uuid: store.originUuid },
         { ...loggedOut(7), origin_uuid: store.originUuid },
@@ -280,7 +281,7 @@ describe.each(kinds)("store on $kind", ({ kind, fresh, available }) => {
       const parsed = parseAgentImport(JSON.stringify([loggedIn(1, "501"), loggedIn(3, "700"), loggedIn(4, "600")]));
       expect(parsed.ok).toBe(true);
       if (!parsed.ok) return;
-      await expect(importAgents(store, parsed.agents)).rejects.toThrow();
+      await expect(store.upsert(parsed.agents)).rejects.toThrow();
       expect(await store.list()).toEqual(before);
     });
   });
@@ -341,10 +342,12 @@ describe("import file validation", () => {
     // A contract whose agent numbers may hold letters accepts "12a".
     const { readFile, mkdtemp } = await import("node:fs/promises");
     const { tmpdir } = await import("node:os");
-    const yaml = (await readFile(path.join(repoRoot, "openapi.yaml"), "utf8")).replace(
-      'pattern: "^[0-9]+$"\n          minLength: 1\n          maxLength: 40\n          description: Agent number, digits only.',
-      'pattern: "^[0-9a-z]+$"\n          minLength: 1\n          maxLength: 40\n          description: Agent number, digits only.',
+    const original = await readFile(path.join(repoRoot, "openapi.yaml"), "utf8");
+    const yaml = original.replace(
+      /(\n    AgentNumber:\n      type: string\n      pattern: )"\^\[0-9\]\+\$"/,
+      '$1"^[0-9a-z]+$"',
     );
+    expect(yaml).not.toBe(original);
     const dir = await mkdtemp(path.join(tmpdir(), "agentd-contract-"));
     await writeFile(path.join(dir, "openapi.yaml"), yaml);
     const text = JSON.stringify([{ ...loggedIn(1), number: "12a" }]);
@@ -367,7 +370,7 @@ describe("PGlite durability", () => {
       await writeFile(
         child,
         `import { openPglite } from ${module("server/db/pglite.ts")};
-         import { SqlAgentStore } from ${module("server/store/agents.ts")};
+         import { SqlAgentStore } from ${module("server/store/sql-agent-store.ts")};
          const db = await openPglite(process.argv[2]);
          const store = new SqlAgentStore(db, "00000000-0000-4000-8000-000000000000");
          const outcome = await store.pause("1001", "killed right after");

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import https from "node:https";
 import express, { type NextFunction, type Request, type Response } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
-import { findContract } from "../../server/store/import.js";
+import { findContract } from "../../server/contract.js";
 import { buildPayloads, targetEnv } from "./payloads.js";
 
 const { port, cert, key } = targetEnv();

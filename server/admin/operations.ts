@@ -1,6 +1,6 @@
-import type { TokenStore } from "../auth/token-store.js";
+import type { TokenStore } from "../store/token-store.js";
 import type { AgentStore } from "../store/agent-store.js";
-import { importAgents, parseAgentImport } from "../store/import.js";
+import { parseAgentImport } from "./import-file.js";
 import type { AdminRequest, AdminResponse } from "./protocol.js";
 
 /**
@@ -17,7 +17,7 @@ export async function runAdmin(request: AdminRequest, deps: { tokens: TokenStore
     case "import": {
       const parsed = parseAgentImport(request.text);
       if (!parsed.ok) return { ok: false, error: "invalid import file", problems: parsed.problems };
-      await importAgents(deps.store, parsed.agents);
+      await deps.store.upsert(parsed.agents);
       return { ok: true, imported: parsed.agents.length };
     }
   }

@@ -1,5 +1,5 @@
 import { aclGranted } from "./acl.js";
-import type { TokenStore } from "./token-store.js";
+import type { TokenStore } from "../store/token-store.js";
 import type { TokenVerifier, Verdict } from "./verifier.js";
 
 /**

@@ -7,7 +7,7 @@ import { adminSocketPath, callAdminChannel } from "../admin/channel.js";
 import { DataDirBusyError, lockDataDir } from "../admin/lock.js";
 import { runAdmin } from "../admin/operations.js";
 import type { AdminRequest, AdminResponse } from "../admin/protocol.js";
-import type { Config } from "../config.js";
+import type { Config } from "../config/config.js";
 import { loadConfig, loadDotEnv } from "../config/load.js";
 import { startServer } from "../serve.js";
 import { openState } from "../state.js";

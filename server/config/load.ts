@@ -2,7 +2,7 @@ import { join, resolve } from "node:path";
 import bytes from "bytes";
 import dotenv from "dotenv";
 import ms from "ms";
-import type { Config } from "../config.js";
+import type { Config } from "./config.js";
 
 export type LoadConfigResult = { ok: true; config: Config } | { ok: false; errors: string[] };
 

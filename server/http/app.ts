@@ -2,7 +2,7 @@ import express, { type Express } from "express";
 import cors from "cors";
 import * as OpenApiValidator from "express-openapi-validator";
 import type { Logger } from "pino";
-import type { Config } from "../config.js";
+import type { Config } from "../config/config.js";
 import type { TokenVerifier } from "../auth/verifier.js";
 import type { AgentStore } from "../store/agent-store.js";
 import { CONTRACT_PATH, BASE_PATH } from "../contract.js";

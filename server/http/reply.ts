@@ -1,7 +1,7 @@
 import type { Response } from "express";
 import type { operations } from "../../generated/openapi.js";
+import type { OperationId } from "../../generated/operations.js";
 
-type OperationId = keyof operations;
 type Responses<O extends OperationId> = operations[O]["responses"];
 type JsonBody<R> = R extends { content: { "application/json": infer B } } ? B : never;
 

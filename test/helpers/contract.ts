@@ -12,25 +12,15 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import _Ajv2020 from "ajv/dist/2020.js";
-import type { ValidateFunction } from "ajv/dist/2020.js";
-import _addFormats from "ajv-formats";
 import { parse } from "yaml";
+import { contractValidators, type OpenApiDocument, type ValidateFunction } from "../../server/contract.js";
 
-// Both packages are CommonJS; under NodeNext their default export is the
-// module object, whose `default` is the real constructor/plugin.
-const Ajv2020 = _Ajv2020.default;
-const addFormats = _addFormats.default;
-
-export type { ValidateFunction };
+export type { ValidateFunction, OpenApiDocument };
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const contractPath = path.join(repoRoot, "openapi.yaml");
 
 export const HTTP_METHODS = ["get", "put", "post", "delete", "patch", "head", "options", "trace"] as const;
-
-/** A parsed OpenAPI document; deliberately loose, tests walk it as plain JSON. */
-export type OpenApiDocument = Record<string, any>;
 
 export interface ContractOperation {
   operationId: string;
@@ -57,25 +47,6 @@ export interface Contract {
   validatorAt(pointer: string): ValidateFunction;
 }
 
-const DOCUMENT_ID = "urn:agentd:openapi";
-
-// OpenAPI's own schema keywords, then the fields of the document root.
-const OPENAPI_KEYWORDS = [
-  "example",
-  "discriminator",
-  "xml",
-  "externalDocs",
-  "openapi",
-  "info",
-  "jsonSchemaDialect",
-  "servers",
-  "paths",
-  "webhooks",
-  "components",
-  "security",
-  "tags",
-];
-
 /** Loads and parses the contract (by default the repository's openapi.yaml). */
 export function loadContract(file: string = contractPath): Contract {
   return contractFrom(parse(readFileSync(file, "utf8")) as OpenApiDocument);
@@ -83,32 +54,10 @@ export function loadContract(file: string = contractPath): Contract {
 
 /** Builds a Contract from an already parsed document (tests of the checks mutate copies). */
 export function contractFrom(document: OpenApiDocument): Contract {
-  const ajv = new Ajv2020({
-    allErrors: true,
-    // OpenAPI 3.1 schemas are 2020-12 plus a few OpenAPI keywords and any
-    // number of `x-` extensions; declare those instead of turning strict
-    // mode off, so a misspelt JSON Schema keyword still fails loudly.
-    strict: true,
-    allowUnionTypes: true,
-  });
-  addFormats(ajv);
-  ajv.addVocabulary([...OPENAPI_KEYWORDS, ...extensionKeys(document)]);
-  // The document is not itself a schema, only a container of them: add it
-  // without validating it against the meta-schema. Ajv compiles it as the
-  // root of every `$ref` into it, hence its top-level fields in the
-  // vocabulary above (they validate nothing).
-  ajv.addSchema({ ...document, $id: DOCUMENT_ID }, undefined, undefined, false);
-
-  const cache = new Map<string, ValidateFunction>();
+  const compile = contractValidators(document);
   const validatorAt = (pointer: string): ValidateFunction => {
-    if (!pointer.startsWith("#/")) throw new Error(`not a local JSON pointer: ${pointer}`);
-    let validate = cache.get(pointer);
-    if (validate === undefined) {
-      lookup(document, pointer); // fail with a clear message before Ajv does
-      validate = ajv.compile({ $ref: `${DOCUMENT_ID}${pointer}` });
-      cache.set(pointer, validate);
-    }
-    return validate;
+    lookup(document, pointer); // fail with a clear message before Ajv does
+    return compile(pointer);
   };
 
   const operations = (): ContractOperation[] => {
@@ -212,19 +161,4 @@ export function lookup(document: unknown, pointer: string): any {
 /** Escapes one JSON pointer segment. */
 export function escape(segment: string): string {
   return segment.replace(/~/g, "~0").replace(/\//g, "~1");
-}
-
-function extensionKeys(document: unknown): string[] {
-  const keys = new Set<string>();
-  const walk = (node: unknown): void => {
-    if (Array.isArray(node)) node.forEach(walk);
-    else if (node !== null && typeof node === "object") {
-      for (const [key, value] of Object.entries(node)) {
-        if (key.startsWith("x-")) keys.add(key);
-        walk(value);
-      }
-    }
-  };
-  walk(document);
-  return [...keys];
 }

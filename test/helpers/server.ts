@@ -4,11 +4,11 @@ import path from "node:path";
 import { pino } from "pino";
 import { Agent } from "undici";
 import { adminSocketPath, callAdminChannel } from "../../server/admin/channel.js";
-import type { Config } from "../../server/config.js";
+import type { Config } from "../../server/config/config.js";
 import { loadConfig } from "../../server/config/load.js";
 import { openPostgres } from "../../server/db/postgres.js";
 import { startServer, type RunningServer } from "../../server/serve.js";
-import { SqlTokenStore } from "../../server/store/tokens.js";
+import { SqlTokenStore } from "../../server/store/sql-token-store.js";
 import { callHttps, type Answer, type CallOptions } from "./https.js";
 
 export type { Answer };

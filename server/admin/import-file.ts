@@ -5,49 +5,26 @@
 // origin_uuid belongs to the deployment, not to an agent: it is optional in
 // the file and ignored when present (it must still be a UUID), so the output
 // of `GET /agents` from any deployment can be imported as it is.
-import { readFileSync } from "node:fs";
-import _Ajv2020 from "ajv/dist/2020.js";
 import type { ErrorObject } from "ajv/dist/2020.js";
-import _addFormats from "ajv-formats";
-import { parse as parseYaml } from "yaml";
-import { findContract } from "../contract.js";
-import type { AgentRecord, AgentStore } from "./agent-store.js";
-
-// Both packages are CommonJS; under NodeNext their default export is the
-// module object, whose `default` is the real constructor/plugin.
-const Ajv2020 = _Ajv2020.default;
-const addFormats = _addFormats.default;
+import { CONTRACT_PATH, contractValidators, readContract } from "../contract.js";
+import type { AgentRecord } from "../store/agent-store.js";
 
 export type AgentImport = { ok: true; agents: AgentRecord[] } | { ok: false; problems: string[] };
 
-export { findContract };
-
-type JsonSchema = Record<string, unknown> & { properties?: Record<string, unknown>; required?: string[] };
-
-/** AgentStatus from the contract, with origin_uuid made optional. */
-function importItemSchema(contractFile: string): JsonSchema {
-  const document = parseYaml(readFileSync(contractFile, "utf8")) as {
-    components?: { schemas?: { AgentStatus?: JsonSchema } };
-  };
-  const status = document.components?.schemas?.AgentStatus;
-  if (status === undefined) throw new Error(`${contractFile} has no components.schemas.AgentStatus`);
-  const schema = structuredClone(status);
-  schema.required = (schema.required ?? []).filter((name) => name !== "origin_uuid");
-  return schema;
-}
-
+/**
+ * The contract with one schema added beside AgentStatus: the same status with
+ * origin_uuid optional. Added to the document itself, so the `$ref`s inside
+ * AgentStatus (AgentId, AgentNumber, PauseReason) resolve as they do there.
+ */
 function validatorFor(contractFile: string) {
-  const item = importItemSchema(contractFile);
-  const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
-  addFormats(ajv);
-  // The schema's own OpenAPI extensions (x-since, …) describe, never validate.
-  const extensions = new Set<string>();
-  JSON.stringify(item, (key, value: unknown) => {
-    if (key.startsWith("x-")) extensions.add(key);
-    return value;
-  });
-  ajv.addVocabulary([...extensions, "example"]);
-  return ajv.compile({ type: "array", items: item });
+  const document = readContract(contractFile);
+  const status = document.components?.schemas?.AgentStatus as { required?: string[] } | undefined;
+  if (status === undefined) throw new Error(`${contractFile} has no components.schemas.AgentStatus`);
+  document.components.schemas.AgentImportFile = {
+    type: "array",
+    items: { ...status, required: (status.required ?? []).filter((name) => name !== "origin_uuid") },
+  };
+  return contractValidators(document)("#/components/schemas/AgentImportFile");
 }
 
 /** `/3/number` → `[3].number`; the root is `(file)`. */
@@ -101,7 +78,7 @@ function duplicateProblems(items: readonly Record<string, unknown>[]): string[] 
 }
 
 /** Parses and validates an import file; either every agent or every problem, with its position. */
-export function parseAgentImport(text: string, contractFile: string = findContract()): AgentImport {
+export function parseAgentImport(text: string, contractFile: string = CONTRACT_PATH): AgentImport {
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -130,10 +107,4 @@ export function parseAgentImport(text: string, contractFile: string = findContra
     }),
   );
   return { ok: true, agents };
-}
-
-/** Writes validated agents in one transaction: on any database error nothing changes. */
-export async function importAgents(store: AgentStore, agents: readonly AgentRecord[]): Promise<number> {
-  await store.upsert(agents);
-  return agents.length;
 }

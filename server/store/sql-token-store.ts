@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Sql } from "../db/sql.js";
-import type { TokenRecord, TokenStore } from "../auth/token-store.js";
+import type { TokenRecord, TokenStore } from "./token-store.js";
 
 /** SHA-256 of a token, hex: the only form in which a token is stored. */
 export function hashToken(token: string): string {

@@ -1,6 +1,6 @@
 import { LRUCache } from "lru-cache";
-import type { TokenRecord, TokenStore } from "../auth/token-store.js";
-import { hashToken } from "./tokens.js";
+import type { TokenRecord, TokenStore } from "./token-store.js";
+import { hashToken } from "./sql-token-store.js";
 
 const UNKNOWN = Symbol("unknown token");
 
