@@ -33,6 +33,17 @@ function toDetail(item: ValidatorErrorItem): ErrorDetail {
   return { location, path, message: item.message ?? "is invalid" };
 }
 
+/**
+ * The response headers the validator attaches to its errors, e.g. `Allow` on a
+ * 405, which RFC 9110 requires. Only string values are kept.
+ */
+function validatorHeaders(err: unknown): Record<string, string> | undefined {
+  const headers = (err as { headers?: unknown })?.headers;
+  if (headers === null || typeof headers !== "object") return undefined;
+  const kept = Object.entries(headers).filter((entry): entry is [string, string] => typeof entry[1] === "string");
+  return kept.length > 0 ? Object.fromEntries(kept) : undefined;
+}
+
 /** Turns whatever was thrown into a status and the contract's `Error` body. */
 export function toProblem(err: unknown): HttpProblem {
   if (err instanceof HttpProblem) return err;
@@ -61,7 +72,7 @@ export function toProblem(err: unknown): HttpProblem {
     const id = ERROR_IDS[status] ?? ERROR_IDS[400]!;
     const items = Array.isArray(e.errors) ? (e.errors as ValidatorErrorItem[]) : [];
     const details = status === 400 && items.length > 0 ? items.map(toDetail) : undefined;
-    return new HttpProblem(status in ERROR_IDS ? status : 400, id, details);
+    return new HttpProblem(status in ERROR_IDS ? status : 400, id, details, validatorHeaders(err));
   }
   return new HttpProblem(500, ERROR_IDS[500]!);
 }
