@@ -63,7 +63,7 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
     .description("Command-line client of the agent service.")
     // Before any .command(): subcommands copy these settings when created.
     .exitOverride()
-    .configureOutput({ writeOut: io.out, writeErr: io.err })
+    .configureOutput({ writeOut: (text) => io.out(text), writeErr: (text) => io.err(text) })
     .showHelpAfterError("(run with --help for usage)")
     .addOption(new Option("--url <url>", "base URL of the service").env("AGENTD_URL").default(DEFAULT_URL))
     .addOption(
@@ -91,7 +91,7 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
     }
     const client = createAgentdClient({
       baseUrl: opts.url,
-      token: opts.token as string,
+      token: opts.token,
       ...(opts.cacert ? { ca: opts.cacert } : {}),
     });
     try {
@@ -183,7 +183,7 @@ function agentTable(list: AgentStatus[]): string {
 }
 
 function agentDetails(a: AgentStatus): string {
-  return alignedTable(Object.entries(a).map(([k, v]) => [`${k}:`, show(v as string | number | boolean | null)]));
+  return alignedTable(Object.entries(a).map(([k, v]) => [`${k}:`, show(v)]));
 }
 
 function alignedTable(rows: string[][]): string {

@@ -73,7 +73,7 @@ export function createAgentdClient(options: AgentdClientOptions): AgentdClient {
     const getTrustingFetch = (): Promise<FetchLike> => {
       pending ??= import("./node-tls.js").then(async (m) => {
         const f = await m.createTrustingFetch(ca);
-        closeTls = f.close;
+        closeTls = () => f.close();
         return f;
       });
       return pending;

@@ -13,8 +13,8 @@ const addFormats = _addFormats.default;
 
 export type { ValidateFunction };
 
-/** A parsed OpenAPI document; deliberately loose, it is walked as plain JSON. */
-export type OpenApiDocument = Record<string, any>;
+/** A parsed OpenAPI document, as plain JSON. */
+export type OpenApiDocument = Record<string, unknown>;
 
 /**
  * openapi.yaml sits at the repository root, whether this module runs from

@@ -4,7 +4,8 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ENV_DOCS, loadConfig, loadDotEnv } from "../server/config/load.js";
+import { loadConfig, loadDotEnv } from "../server/config/load.js";
+import { VARIABLE_LIST, renderEnvExample, renderEnvHelp } from "../server/config/variables.js";
 import type { Config } from "../server/config/config.js";
 
 function ok(env: NodeJS.ProcessEnv, cwd = "/srv/agentd"): Config {
@@ -52,17 +53,33 @@ describe("defaults", () => {
     expect(ok({ PATH: "/bin", PORT: "x", AGENTD_TEST_DATABASE_URL: "nonsense" })).toEqual(ok({}));
   });
 
-  it("every variable in ENV_DOCS is read", () => {
-    const names = ENV_DOCS.map((d) => d.name);
+  it("every variable of the list is read", () => {
+    const names = VARIABLE_LIST.map((v) => v.name);
     expect(new Set(names).size).toBe(names.length);
-    // Each documented variable changes the result or is validated when given garbage.
+    // Each variable changes the result or is validated when given garbage.
     for (const name of names) {
       const result = loadConfig({ [name]: "\u0000garbage value" }, "/srv/agentd");
       const changed = result.ok ? JSON.stringify(result.config) !== JSON.stringify(ok({})) : result.errors.some((e) => e.includes(name));
       expect(changed, name).toBe(true);
     }
-    for (const doc of ENV_DOCS) expect(doc.description.length, doc.name).toBeGreaterThan(10);
-    expect(ENV_DOCS.find((d) => d.name === "AGENTD_PORT")?.default).toBe("9493");
+    for (const v of VARIABLE_LIST) expect(v.description.length, v.name).toBeGreaterThan(10);
+  });
+
+  it("each default is what its own parser makes of it: setting a variable to its default changes nothing", () => {
+    for (const v of VARIABLE_LIST) {
+      if (v.default === null) continue;
+      expect(ok({ [v.name]: v.default }), v.name).toEqual(ok({}));
+    }
+  });
+
+  it("--help and .env.example list every variable with its default", () => {
+    const help = renderEnvHelp();
+    const example = renderEnvExample();
+    for (const v of VARIABLE_LIST) {
+      expect(help).toContain(v.name);
+      expect(example).toContain(`# ${v.name}=${v.default ?? ""}\n`);
+    }
+    expect(help).toContain("AGENTD_PORT (default: 9493)");
   });
 });
 

@@ -305,7 +305,13 @@ describe("tooling derived from the contract", () => {
     expect({ errors: result.errors, warnings: result.warnings, code: result.code }).toEqual({ errors: 0, warnings: 0, code: 0 });
   });
 
-  it("has generated/ up to date (`npm run generate:check`)", async () => {
+  it("passes the code lint (`npm run lint:code`: ESLint with typescript-eslint's type-aware rules) with 0 problems", async () => {
+    const result = await exec("npm", ["run", "--silent", "lint:code"]);
+    expect(result.stdout + result.stderr, "eslint output").not.toMatch(/\d+ problems?/);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+  });
+
+  it("has generated/ and .env.example up to date (`npm run generate:check`)", async () => {
     const result = await exec("npm", ["run", "--silent", "generate:check"]);
     expect(result.code, result.stderr + result.stdout).toBe(0);
   });

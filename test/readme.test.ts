@@ -3,7 +3,7 @@
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ENV_DOCS } from "../server/config/load.js";
+import { VARIABLE_LIST, shownDefault } from "../server/config/variables.js";
 
 const root = path.resolve(import.meta.dirname, "..");
 const readme = readFileSync(path.join(root, "README.md"), "utf8");
@@ -16,10 +16,11 @@ function sources(dir: string): string[] {
 }
 
 describe("README", () => {
-  it.each(ENV_DOCS.map((doc) => [doc.name, doc] as const))("documents %s with its default", (name, doc) => {
+  it.each(VARIABLE_LIST.map((v) => [v.name, v] as const))("documents %s with its default", (name, v) => {
     const row = readme.split("\n").find((line) => line.startsWith(`| \`${name}\` |`));
     expect(row, `no configuration row for ${name}`).toBeDefined();
-    expect(row).toContain(doc.default === null ? "unset" : `\`${doc.default}\``);
+    const shown = shownDefault(v);
+    expect(row).toContain(shown === null ? "unset" : `\`${shown}\``);
   });
 
   it("documents every AGENTD_ variable the server code reads, and nothing it does not", () => {
@@ -27,7 +28,7 @@ describe("README", () => {
     for (const file of sources(path.join(root, "server"))) {
       for (const match of readFileSync(file, "utf8").matchAll(/\bAGENTD_[A-Z_]+\b/g)) used.add(match[0]);
     }
-    const documented = new Set(ENV_DOCS.map((doc) => doc.name));
+    const documented = new Set<string>(VARIABLE_LIST.map((v) => v.name));
     expect([...used].filter((name) => !documented.has(name))).toEqual([]);
     expect([...documented].filter((name) => !used.has(name))).toEqual([]);
   });

@@ -40,7 +40,10 @@ export async function startAdminChannel(
       if (newline < 0) return;
       const line = buffer.slice(0, newline);
       socket.pause();
-      answer(line).then((response) => socket.end(JSON.stringify(response) + "\n"));
+      answer(line).then(
+        (response) => socket.end(JSON.stringify(response) + "\n"),
+        () => socket.destroy(),
+      );
     });
   });
 

@@ -18,9 +18,10 @@ export type AgentImport = { ok: true; agents: AgentRecord[] } | { ok: false; pro
  */
 function validatorFor(contractFile: string) {
   const document = readContract(contractFile);
-  const status = document.components?.schemas?.AgentStatus as { required?: string[] } | undefined;
-  if (status === undefined) throw new Error(`${contractFile} has no components.schemas.AgentStatus`);
-  document.components.schemas.AgentImportFile = {
+  const schemas = (document.components as { schemas?: Record<string, unknown> } | undefined)?.schemas;
+  const status = schemas?.AgentStatus as { required?: string[] } | undefined;
+  if (schemas === undefined || status === undefined) throw new Error(`${contractFile} has no components.schemas.AgentStatus`);
+  schemas.AgentImportFile = {
     type: "array",
     items: { ...status, required: (status.required ?? []).filter((name) => name !== "origin_uuid") },
   };

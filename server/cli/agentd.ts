@@ -9,6 +9,7 @@ import { runAdmin } from "../admin/operations.js";
 import type { AdminRequest, AdminResponse } from "../admin/protocol.js";
 import type { Config } from "../config/config.js";
 import { loadConfig, loadDotEnv } from "../config/load.js";
+import { renderEnvHelp } from "../config/variables.js";
 import { startServer } from "../serve.js";
 import { openState } from "../state.js";
 
@@ -143,6 +144,7 @@ function program(): Command {
   cli
     .command("serve", { isDefault: true })
     .description("serve the API over HTTPS (configured by AGENTD_* environment variables)")
+    .addHelpText("after", "\n" + renderEnvHelp())
     .action(serve);
 
   const token = cli.command("token").description("manage embedded tokens");

@@ -1,3 +1,5 @@
+import type { LogLevel } from "./variables.js";
+
 /** Everything the server can be configured with. Read only from the environment (see config/load.ts). */
 export interface Config {
   host: string;
@@ -27,5 +29,5 @@ export interface Config {
   dbTimeoutMs: number;
   /** How long a graceful shutdown waits for in-flight requests. */
   shutdownTimeoutMs: number;
-  logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+  logLevel: LogLevel;
 }

@@ -54,7 +54,7 @@ export async function openPglite(dataDir: string): Promise<Database> {
   const base = sqlOver(pg, transaction);
   return {
     kind: "pglite",
-    query: base.query,
+    query: base.query.bind(base),
     transaction,
     async close() {
       if (!pg.closed) await pg.close();

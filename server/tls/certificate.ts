@@ -126,7 +126,7 @@ async function readPem(path: string, variable: string): Promise<string> {
     return await readFile(path, "utf8");
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    throw new Error(`${variable}: cannot read ${path} (${typeof code === "string" ? code : String(error)})`);
+    throw new Error(`${variable}: cannot read ${path} (${typeof code === "string" ? code : String(error)})`, { cause: error });
   }
 }
 

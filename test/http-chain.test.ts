@@ -1,0 +1,246 @@
+// The HTTP chain in process, without a database: createApp over stores that
+// fail on purpose, served over real HTTPS on an ephemeral port, and the
+// chain's own pieces (the pre-validation middleware, the error mapping) on
+// their own. Milliseconds each; the over-HTTPS suites with a real database
+// (server-api, contract-suite, fuzz) still prove the whole server.
+import { mkdtemp, rm } from "node:fs/promises";
+import http from "node:http";
+import https from "node:https";
+import net, { type AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Writable } from "node:stream";
+import express from "express";
+import { pino } from "pino";
+import { Agent } from "undici";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { TokenVerifier } from "../server/auth/verifier.js";
+import { BASE_PATH } from "../server/contract.js";
+import { DatabaseUnavailableError } from "../server/db/sql.js";
+import { createApp } from "../server/http/app.js";
+import { errorHandler, toProblem } from "../server/http/errors.js";
+import { HttpProblem } from "../server/http/problems.js";
+import { requestHygiene } from "../server/http/request-hygiene.js";
+import type { AgentStore } from "../server/store/agent-store.js";
+import { loadOrCreateCertificate, tlsServerOptions } from "../server/tls/certificate.js";
+import { callHttps, type Answer } from "./helpers/https.js";
+
+const SECRET = "postgres://agentd:hunter2@db.internal/agentd";
+
+/** A store whose every call rejects with `error`: what a broken database or a bug looks like to the chain. */
+function failingStore(error: () => unknown): AgentStore {
+  // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- values that are not Errors are part of what is tested
+  const fail = () => Promise.reject(error());
+  return { originUuid: "6f1c3c6e-2b7a-4f5e-9a0d-3c2b1a0f9e8d", list: fail, getById: fail, getByNumber: fail, pause: fail, upsert: fail };
+}
+
+const allowAll: TokenVerifier = { verify: () => Promise.resolve({ ok: true }) };
+
+/** A pino logger whose lines are kept, parsed, for the test to read. */
+function capturedLogger() {
+  const lines: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split("\n")) if (line !== "") lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { logger: pino({ level: "info" }, sink), lines };
+}
+
+async function listen(server: http.Server | https.Server): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return (server.address() as AddressInfo).port;
+}
+
+describe("createApp over a failing store, served over HTTPS", () => {
+  let dataDir: string;
+  let server: https.Server;
+  let dispatcher: Agent;
+  let base: string;
+  let thrown: () => unknown;
+  const { logger, lines } = capturedLogger();
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(tmpdir(), "agentd-chain-"));
+    const certificate = await loadOrCreateCertificate({ dataDir });
+    const app = createApp({
+      config: { validateResponses: true, bodyLimitBytes: 16 * 1024, rateLimit: null, corsOrigins: [] },
+      store: failingStore(() => thrown()),
+      verifier: allowAll,
+      logger,
+    });
+    server = https.createServer(tlsServerOptions(certificate), app);
+    base = `https://127.0.0.1:${await listen(server)}${BASE_PATH}`;
+    dispatcher = new Agent({ connect: { ca: certificate.cert } });
+  });
+  afterAll(async () => {
+    await dispatcher?.close();
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  const call = (method: string, route: string, body?: unknown): Promise<Answer> =>
+    callHttps(dispatcher, method, base + route, { token: "any", ...(body === undefined ? {} : { body }) });
+
+  it.each([
+    ["GET", "/agents", undefined],
+    ["GET", "/agents/by-id/1", undefined],
+    ["GET", "/agents/by-number/1001", undefined],
+    ["POST", "/agents/by-number/1001/pause", { reason: "lunch" }],
+  ] as const)("%s %s: a bug answers 500 server error, logged with the request id, nothing leaked", async (method, route, body) => {
+    thrown = () => new Error(`connection to ${SECRET} lost`);
+    lines.length = 0;
+    const answer = await call(method, route, body);
+    expect(answer.status).toBe(500);
+    expect(answer.json).toEqual({ error: "server error" });
+    expect(answer.text).not.toContain("hunter2");
+    const requestId = answer.headers["x-request-id"];
+    expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
+    const logged = lines.find((line) => line.msg === "server error");
+    expect(logged, JSON.stringify(lines)).toMatchObject({ reqId: requestId, level: 50 });
+    expect(JSON.stringify(logged)).toContain("hunter2"); // the operator sees the cause; the client does not
+  });
+
+  it("whatever is thrown, even a value that is not an Error, is a 500 with the contract's body", async () => {
+    for (const value of ["a string", null, undefined, 42, { status: 999 }]) {
+      thrown = () => value;
+      const answer = await call("GET", "/agents");
+      expect(answer.status, JSON.stringify(value)).toBe(500);
+      expect(answer.json).toEqual({ error: "server error" });
+    }
+  });
+
+  it("a database that cannot be reached is a 503 database unavailable", async () => {
+    thrown = () => new DatabaseUnavailableError(`timeout talking to ${SECRET}`);
+    const answer = await call("GET", "/agents/by-number/1001");
+    expect(answer.status).toBe(503);
+    expect(answer.json).toEqual({ error: "database unavailable" });
+  });
+
+  it("a request the contract refuses never reaches the store", async () => {
+    thrown = () => new Error("the store was called");
+    const answer = await call("GET", "/agents/by-id/abc");
+    expect(answer.status).toBe(400);
+    expect(answer.json.error).toBe("invalid request");
+  });
+
+  it("a 405 names the allowed methods in Allow", async () => {
+    const answer = await call("DELETE", "/agents/by-number/1001/pause");
+    expect(answer.status).toBe(405);
+    expect(answer.json).toEqual({ error: "method not allowed" });
+    expect(answer.headers.allow).toBe("POST");
+  });
+});
+
+describe("requestHygiene on its own", () => {
+  let server: http.Server;
+  let port: number;
+  beforeAll(async () => {
+    const app = express();
+    app.use(requestHygiene);
+    app.use((req, res) => {
+      res.json({ conditional: Object.keys(req.headers).filter((name) => name.startsWith("if-")) });
+    });
+    app.use(errorHandler(pino({ level: "silent" })));
+    server = http.createServer({ requireHostHeader: false }, app);
+    port = await listen(server);
+  });
+  afterAll(async () => {
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
+  });
+
+  /** One raw HTTP/1.1 exchange, so headers Node's client would add (Host) can be left out. */
+  function raw(request: string): Promise<{ status: number; body: unknown }> {
+    return new Promise((resolve, reject) => {
+      const socket = new net.Socket();
+      let text = "";
+      socket.on("data", (chunk: Buffer) => (text += chunk.toString()));
+      socket.on("error", reject);
+      socket.on("close", () => {
+        const [head = "", body = ""] = text.split("\r\n\r\n");
+        resolve({ status: Number(head.split(" ")[1]), body: body === "" ? undefined : JSON.parse(body) });
+      });
+      socket.connect(port, "127.0.0.1", () => socket.end(request));
+    });
+  }
+
+  it("refuses an HTTP/1.1 request without Host with the contract's 400", async () => {
+    const answer = await raw("GET /x HTTP/1.1\r\nConnection: close\r\n\r\n");
+    expect(answer).toEqual({
+      status: 400,
+      body: { error: "invalid request", details: [{ location: "header", path: "Host", message: "is required" }] },
+    });
+  });
+
+  it("drops conditional headers, so no 304 can arise", async () => {
+    const answer = await raw("GET /x HTTP/1.1\r\nHost: a\r\nIf-None-Match: *\r\nIf-Modified-Since: Sat, 01 Jan 2000 00:00:00 GMT\r\nConnection: close\r\n\r\n");
+    expect(answer).toEqual({ status: 200, body: { conditional: [] } });
+  });
+
+  it("refuses a body that does not say it is JSON with 415, and accepts one that does", async () => {
+    const text = await raw("POST /x HTTP/1.1\r\nHost: a\r\nContent-Type: text/plain\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi");
+    expect(text).toEqual({ status: 415, body: { error: "unsupported media type" } });
+    const none = await raw("POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi");
+    expect(none.status).toBe(415);
+    const json = await raw("POST /x HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}");
+    expect(json.status).toBe(200);
+  });
+});
+
+describe("the error mapping (toProblem) on its own", () => {
+  const mapped = (err: unknown) => {
+    const p = toProblem(err);
+    return { status: p.status, error: p.error, details: p.details, headers: p.headers };
+  };
+
+  it("keeps an HttpProblem as it is", () => {
+    const problem = new HttpProblem(409, "not logged in");
+    expect(toProblem(problem)).toBe(problem);
+  });
+
+  it("maps body-parser's errors to 413, 400 and 415", () => {
+    expect(mapped({ type: "entity.too.large", status: 413 })).toMatchObject({ status: 413, error: "payload too large" });
+    expect(mapped({ type: "entity.parse.failed", status: 400 })).toMatchObject({
+      status: 400,
+      details: [{ location: "body", path: "", message: "is not valid JSON" }],
+    });
+    expect(mapped({ type: "charset.unsupported", status: 415 })).toMatchObject({ status: 415, error: "unsupported media type" });
+    expect(mapped({ type: "request.aborted", status: 400 })).toMatchObject({ status: 400, error: "invalid request" });
+  });
+
+  it("turns the validator's errors into details with the contract's locations", () => {
+    const err = {
+      status: 400,
+      errors: [
+        { path: "/params/agent_id", message: "must be integer" },
+        { path: "/body/reason", message: "must NOT have fewer than 1 characters" },
+        { path: ".query.limit", message: "Unknown query parameter 'limit'" },
+        { path: "/headers/x-auth-token", message: "is required" },
+      ],
+    };
+    expect(mapped(err).details).toEqual([
+      { location: "path", path: "agent_id", message: "must be integer" },
+      { location: "body", path: "/reason", message: "must NOT have fewer than 1 characters" },
+      { location: "query", path: "limit", message: "Unknown query parameter 'limit'" },
+      { location: "header", path: "x-auth-token", message: "is required" },
+    ]);
+  });
+
+  it("keeps the validator's string headers (Allow on a 405) and nothing else", () => {
+    expect(mapped({ status: 405, headers: { Allow: "GET, POST", weird: 3 } })).toMatchObject({
+      status: 405,
+      error: "method not allowed",
+      headers: { Allow: "GET, POST" },
+    });
+  });
+
+  it("answers an unknown 4xx as 400, and anything else as a 500 server error without details", () => {
+    expect(mapped({ status: 418 })).toMatchObject({ status: 400, error: "invalid request" });
+    for (const err of [new Error("boom"), "text", null, undefined, { status: 502 }]) {
+      expect(mapped(err), JSON.stringify(err) ?? "undefined").toEqual({ status: 500, error: "server error", details: undefined, headers: undefined });
+    }
+  });
+});
