@@ -59,6 +59,9 @@ export function serverEnv(ctx: BenchContext, settings: Record<string, string>): 
     AGENTD_ADMIN_TOKEN: BENCH_TOKEN,
     // The run measures throughput, not the per-token limit (100/s by default).
     AGENTD_RATE_LIMIT: "0",
+    // Metrics off unless a target turns them on (the metrics-on/off pair).
+    AGENTD_OPS_PORT: "off",
+    AGENTD_DRAIN_DELAY: "0",
     ...settings,
   };
 }

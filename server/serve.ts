@@ -11,6 +11,10 @@ import type { Config } from "./config/config.js";
 import { BASE_PATH } from "./contract.js";
 import { createApp } from "./http/app.js";
 import { answerClientErrors } from "./http/parser-errors.js";
+import { startOpsListener, type OpsListener } from "./ops/listener.js";
+import { readBuildInfo } from "./ops/build-info.js";
+import { createMetrics, NO_METRICS, type PrometheusMetrics } from "./ops/metrics.js";
+import { Readiness, type DependencyCheck } from "./ops/readiness.js";
 import { openState, type State } from "./state.js";
 import { loadOrCreateCertificate, tlsServerOptions } from "./tls/certificate.js";
 
@@ -22,7 +26,15 @@ export interface RunningServer {
   fingerprint256: string;
   /** Set on the first start of an embedded deployment: shown once, never stored. */
   adminToken: string | null;
-  /** Stops accepting, lets in-flight requests finish, closes the database. */
+  /** The operator listener (http://host:port, serving /healthz, /readyz, /metrics); null when AGENTD_OPS_PORT is off. */
+  opsUrl: string | null;
+  /** The metrics this instance exposes, for other parts (logging, events) to add their own; null when off. */
+  metrics: PrometheusMetrics | null;
+  /**
+   * Stops: /readyz turns 503 at once, the API keeps serving for
+   * AGENTD_DRAIN_DELAY, then stops accepting, lets in-flight requests finish
+   * and closes the database.
+   */
   close(): Promise<void>;
 }
 
@@ -35,8 +47,10 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const embedded = config.databaseUrl === null;
   const lock: DataDirLock | null = embedded ? await lockDataDir(config.dataDir) : null;
   let state: State | undefined;
+  let ops: OpsListener | null = null;
+  const metrics = config.opsPort === null ? null : createMetrics(readBuildInfo());
   try {
-    state = await openState(config, logger);
+    state = await openState(config, logger, metrics ?? NO_METRICS);
     const adminToken = await bootstrapTokens(config, state);
     const verifier: TokenVerifier = config.authUrl
       ? new ExternalVerifier({
@@ -45,6 +59,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
           cacheTtlMs: config.authCacheTtlMs,
           cacheSize: config.authCacheSize,
           log: logger,
+          ...(metrics ? { onCacheHit: () => metrics.authCacheHit() } : {}),
         })
       : new EmbeddedVerifier(state.tokens);
     const certificate = await loadOrCreateCertificate({
@@ -53,7 +68,16 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       keyPath: config.tlsKey,
     });
 
-    const app = createApp({ config, store: state.store, verifier, logger });
+    const opened = state;
+    const checks: DependencyCheck[] = [{ name: "database", check: async () => void (await opened.db.query("SELECT 1")) }];
+    if (verifier instanceof ExternalVerifier) checks.push({ name: "auth", check: () => verifier.probe() });
+    const readiness = new Readiness(checks, { timeoutMs: config.dbTimeoutMs });
+    // Before the API listens, so a port conflict here leaves nothing half-started.
+    if (metrics !== null && config.opsPort !== null) {
+      ops = await startOpsListener(config.opsHost, config.opsPort, { readiness, registry: metrics.registry });
+    }
+
+    const app = createApp({ config, store: state.store, verifier, logger, metrics: metrics ?? NO_METRICS });
     // The app answers a missing Host itself, with the contract's Error body.
     const server = https.createServer({ ...tlsServerOptions(certificate), requireHostHeader: false }, app);
     // Bounded waits, so a slow or stalled client cannot hold a connection forever.
@@ -89,18 +113,25 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       certPath: certificate.certPath,
       fingerprint256: certificate.fingerprint256,
       adminToken,
+      opsUrl: ops?.url ?? null,
+      metrics,
       close() {
         closing ??= (async () => {
+          // Load balancers see the instance leave before its connections are refused.
+          readiness.drain();
+          if (config.drainDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.drainDelayMs));
           await admin?.close();
           await stopListening(server, config.shutdownTimeoutMs);
           await verifier.close?.();
           await currentState.db.close();
+          await ops?.close();
           await lock?.release();
         })();
         return closing;
       },
     };
   } catch (err) {
+    await ops?.close();
     await state?.db.close().catch(() => undefined);
     await lock?.release();
     throw err;

@@ -5,6 +5,8 @@ import type { Database } from "./db/sql.js";
 import { openPglite } from "./db/pglite.js";
 import { openPostgres } from "./db/postgres.js";
 import { migrate } from "./db/migrations.js";
+import { instrumentedDatabase } from "./db/instrumented.js";
+import { NO_METRICS, type Metrics } from "./ops/metrics.js";
 import type { AgentStore } from "./store/agent-store.js";
 import { SqlAgentStore } from "./store/sql-agent-store.js";
 import { readOriginUuid } from "./store/deployment.js";
@@ -26,10 +28,11 @@ export interface State {
  * demo agents into a brand-new embedded database. The caller must already
  * hold the data-directory lock for the embedded database.
  */
-export async function openState(config: Config, logger: Logger): Promise<State> {
-  const db = config.databaseUrl
+export async function openState(config: Config, logger: Logger, metrics: Metrics = NO_METRICS): Promise<State> {
+  const opened = config.databaseUrl
     ? await openPostgres(config.databaseUrl, { timeoutMs: config.dbTimeoutMs })
     : await openPglite(config.dataDir);
+  const db = metrics === NO_METRICS ? opened : instrumentedDatabase(opened, metrics);
   try {
     const applied = await migrate(db);
     const originUuid = await readOriginUuid(db, config.originUuid);

@@ -41,6 +41,9 @@ describe("defaults", () => {
       corsOrigins: [],
       dbTimeoutMs: 5000,
       shutdownTimeoutMs: 10_000,
+      opsHost: "127.0.0.1",
+      opsPort: 9494,
+      drainDelayMs: 5000,
       logLevel: "info",
     } satisfies Config);
   });
@@ -106,6 +109,9 @@ describe("valid values", () => {
       AGENTD_DB_TIMEOUT: "1m",
       AGENTD_SHUTDOWN_TIMEOUT: "2s",
       AGENTD_LOG_LEVEL: "debug",
+      AGENTD_OPS_HOST: "10.0.0.5",
+      AGENTD_OPS_PORT: "0",
+      AGENTD_DRAIN_DELAY: "0",
     });
     expect(config).toEqual({
       host: "0.0.0.0",
@@ -126,11 +132,16 @@ describe("valid values", () => {
       corsOrigins: ["https://app.example.com", "http://localhost:5173"],
       dbTimeoutMs: 60_000,
       shutdownTimeoutMs: 2000,
+      opsHost: "10.0.0.5",
+      opsPort: 0,
+      drainDelayMs: 0,
       logLevel: "debug",
     } satisfies Config);
   });
 
   it("accepts the documented spellings", () => {
+    expect(ok({ AGENTD_OPS_PORT: "off" }).opsPort).toBeNull();
+    expect(ok({ AGENTD_OPS_PORT: "OFF" }).opsPort).toBeNull();
     expect(ok({ AGENTD_BODY_LIMIT: "16384" }).bodyLimitBytes).toBe(16_384);
     expect(ok({ AGENTD_BODY_LIMIT: "16kb" }).bodyLimitBytes).toBe(16_384);
     expect(ok({ AGENTD_AUTH_TIMEOUT: "2500" }).authTimeoutMs).toBe(2500);
@@ -164,6 +175,9 @@ describe("bad values name their variable", () => {
     ["AGENTD_PORT", "65536", /integer from 0 to 65535/],
     ["AGENTD_PORT", "-1", /integer from 0 to 65535/],
     ["AGENTD_PORT", "80.5", /integer/],
+    ["AGENTD_OPS_PORT", "on", /^AGENTD_OPS_PORT: must be an integer from 0 to 65535, or off, got "on"$/],
+    ["AGENTD_OPS_PORT", "70000", /or off/],
+    ["AGENTD_DRAIN_DELAY", "soon", /^AGENTD_DRAIN_DELAY: must be a duration/],
     ["AGENTD_DATABASE_URL", "mysql://db/agentd", /postgres:\/\/ or postgresql:\/\//],
     ["AGENTD_DATABASE_URL", "not a url", /postgres:\/\//],
     ["AGENTD_ORIGIN_UUID", "1234", /must be a UUID, got "1234"/],

@@ -20,6 +20,8 @@ export interface ExternalVerifierOptions {
   cacheSize?: number;
   fetch?: AuthFetch;
   log?: AuthLogger;
+  /** Called on each check answered from the cache (for the metrics). */
+  onCacheHit?: () => void;
   /** Clock for the cache TTL (milliseconds, monotonic); tests may pass their own. */
   clock?: { now(): number };
 }
@@ -34,6 +36,7 @@ export class ExternalVerifier implements TokenVerifier {
   private readonly timeoutMs: number;
   private readonly fetch: AuthFetch;
   private readonly log: AuthLogger | undefined;
+  private readonly onCacheHit: () => void;
   /** Only positive answers are kept, so a failure is always asked again. */
   private readonly allowed: LRUCache<string, true> | null;
   /** Our own keep-alive pool, closed with the verifier; null when a fetch was injected. */
@@ -43,6 +46,7 @@ export class ExternalVerifier implements TokenVerifier {
     this.base = options.url.replace(/\/+$/, "");
     this.timeoutMs = options.timeoutMs ?? 2000;
     this.log = options.log;
+    this.onCacheHit = options.onCacheHit ?? (() => undefined);
     const ttl = options.cacheTtlMs ?? 10_000;
     const size = options.cacheSize ?? 10_000;
     this.allowed =
@@ -78,7 +82,10 @@ export class ExternalVerifier implements TokenVerifier {
   async verify(token: string, acl: string): Promise<Verdict> {
     if (token === "") return { ok: false, error: "invalid token or unauthorized" };
     const key = JSON.stringify([token, acl]);
-    if (this.allowed?.get(key)) return { ok: true };
+    if (this.allowed?.get(key)) {
+      this.onCacheHit();
+      return { ok: true };
+    }
 
     let url: string;
     try {
@@ -109,6 +116,16 @@ export class ExternalVerifier implements TokenVerifier {
         this.log?.warn({ authUrl: this.base, status }, "authentication server gave an unexpected answer");
         return { ok: false, error: "authentication server unreachable" };
     }
+  }
+
+  /**
+   * For readiness: resolves when the service gives one of its three clear
+   * answers to a check of a token that cannot exist, rejects otherwise.
+   */
+  async probe(): Promise<void> {
+    const url = `${this.base}/0.1/token/agentd-readiness-probe?scope=agentd.readiness`;
+    const { status } = await this.fetch(url, { method: "HEAD", signal: AbortSignal.timeout(this.timeoutMs) });
+    if (status !== 204 && status !== 403 && status !== 404) throw new Error(`answered ${status}`);
   }
 
   async close(): Promise<void> {

@@ -10,6 +10,7 @@ import type { AdminRequest, AdminResponse } from "../admin/protocol.js";
 import type { Config } from "../config/config.js";
 import { loadConfig, loadDotEnv } from "../config/load.js";
 import { renderEnvHelp } from "../config/variables.js";
+import { isLoopback } from "../ops/listener.js";
 import { startServer } from "../serve.js";
 import { openState } from "../state.js";
 
@@ -52,7 +53,16 @@ async function serve(): Promise<void> {
     `  certificate: ${server.certPath}`,
     `  SHA-256:     ${server.fingerprint256}`,
     `  auth:        ${config.authUrl ? `external service ${config.authUrl}` : "embedded tokens"}`,
+    `  operator:    ${server.opsUrl ? `${server.opsUrl} (/healthz, /readyz, /metrics)` : "off (AGENTD_OPS_PORT=off)"}`,
   ];
+  if (server.opsUrl && !isLoopback(config.opsHost)) {
+    lines.push(
+      "",
+      `  Warning: the operator listener is bound to ${config.opsHost}, not loopback. It serves plain HTTP without`,
+      "  authentication: anyone who can reach it reads the metrics (request rates, errors, dependencies) and can",
+      "  probe readiness. Keep it on a private network, or set AGENTD_OPS_HOST=127.0.0.1.",
+    );
+  }
   if (server.adminToken) {
     lines.push(
       "",

@@ -29,5 +29,10 @@ export interface Config {
   dbTimeoutMs: number;
   /** How long a graceful shutdown waits for in-flight requests. */
   shutdownTimeoutMs: number;
+  /** The operator listener (health, readiness, metrics); port null: disabled. */
+  opsHost: string;
+  opsPort: number | null;
+  /** How long a stop keeps serving with /readyz at 503 before it stops accepting connections. */
+  drainDelayMs: number;
   logLevel: LogLevel;
 }

@@ -67,6 +67,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     corsOrigins: optional(V.corsOrigins) ?? [],
     dbTimeoutMs: required(V.dbTimeoutMs),
     shutdownTimeoutMs: required(V.shutdownTimeoutMs),
+    opsHost: required(V.opsHost),
+    opsPort: optional(V.opsPort),
+    drainDelayMs: required(V.drainDelayMs),
     logLevel: required(V.logLevel),
   };
   return errors.length > 0 ? { ok: false, errors } : { ok: true, config };

@@ -176,6 +176,32 @@ export const VARIABLES = {
     description: "How long SIGTERM/SIGINT wait for in-flight requests before closing anyway.",
     parse: (raw) => duration(raw, 0),
   }),
+  opsHost: variable({
+    name: "AGENTD_OPS_HOST",
+    default: "127.0.0.1",
+    description: "Address of the operator listener (plain HTTP: /healthz, /readyz, /metrics); keep it on loopback or a private network.",
+    parse: (raw) => {
+      if (/\s/.test(raw)) throw new Error("must be a host name or IP address");
+      return raw;
+    },
+  }),
+  opsPort: variable({
+    name: "AGENTD_OPS_PORT",
+    default: "9494",
+    description: "Port of the operator listener, 0 to 65535 (0 picks a free port), or off to disable it (and metrics).",
+    parse: (raw): number | null => {
+      if (raw.toLowerCase() === "off") return null;
+      if (!/^\d+$/.test(raw) || Number(raw) > 65535) throw new Error("must be an integer from 0 to 65535, or off");
+      return Number(raw);
+    },
+  }),
+  drainDelayMs: variable({
+    name: "AGENTD_DRAIN_DELAY",
+    default: "5s",
+    description:
+      "On SIGTERM/SIGINT, how long /readyz answers 503 while the API still serves, so load balancers stop sending before connections are refused.",
+    parse: (raw) => duration(raw, 0),
+  }),
   logLevel: variable({
     name: "AGENTD_LOG_LEVEL",
     default: "info",

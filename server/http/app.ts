@@ -10,6 +10,8 @@ import { securityHandlers } from "./auth.js";
 import { errorHandler, notFound } from "./errors.js";
 import { agentRoutes } from "./handlers.js";
 import { requestLogger } from "./logging.js";
+import { requestMetrics } from "./metrics.js";
+import { NO_METRICS, type Metrics } from "../ops/metrics.js";
 import { rateLimiter } from "./rate-limit.js";
 import { requestHygiene, strictIntegerPathParams } from "./request-hygiene.js";
 
@@ -18,6 +20,8 @@ export interface AppDeps {
   store: AgentStore;
   verifier: TokenVerifier;
   logger: Logger;
+  /** Request, auth and rate-limit counters; NO_METRICS (the default) counts nothing and costs nothing. */
+  metrics?: Metrics;
 }
 
 /**
@@ -27,7 +31,7 @@ export interface AppDeps {
  * a handler only when the contract allows it. Every failure on the way leaves
  * through `errorHandler` in the contract's `Error` shape.
  */
-export function createApp({ config, store, verifier, logger }: AppDeps): Express {
+export function createApp({ config, store, verifier, logger, metrics = NO_METRICS }: AppDeps): Express {
   const app = express();
   app.disable("x-powered-by");
   // API answers are small and always fresh; ETags would cost a hash per response.
@@ -36,6 +40,7 @@ export function createApp({ config, store, verifier, logger }: AppDeps): Express
   app.locals.validateResponses = config.validateResponses;
 
   app.use(requestLogger(logger));
+  if (metrics !== NO_METRICS) app.use(requestMetrics(metrics));
   if (config.corsOrigins.length > 0) {
     app.use(
       cors({
@@ -46,7 +51,7 @@ export function createApp({ config, store, verifier, logger }: AppDeps): Express
       }),
     );
   }
-  if (config.rateLimit) app.use(rateLimiter(config.rateLimit));
+  if (config.rateLimit) app.use(rateLimiter(config.rateLimit, () => metrics.rateLimited()));
 
   app.use(requestHygiene);
   app.use(express.json({ limit: config.bodyLimitBytes, strict: true }));
@@ -57,7 +62,7 @@ export function createApp({ config, store, verifier, logger }: AppDeps): Express
       // Parameters are always coerced from strings; bodies never are: `{"reason": 42}` is a 400.
       validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false },
       validateResponses: config.validateResponses ? { removeAdditional: false } : false,
-      validateSecurity: { handlers: securityHandlers(verifier, logger) },
+      validateSecurity: { handlers: securityHandlers(verifier, logger, metrics) },
       validateFormats: true,
       ajvFormats: { mode: "full" },
       ignoreUndocumented: false,

@@ -3,6 +3,7 @@ import type { SecurityHandlers } from "express-openapi-validator/dist/framework/
 import { fillAcl } from "../auth/acl.js";
 import type { Logger } from "pino";
 import type { TokenVerifier } from "../auth/verifier.js";
+import { NO_METRICS, type AuthCheckResult, type Metrics } from "../ops/metrics.js";
 import { toProblem } from "./errors.js";
 import { requestId } from "./logging.js";
 import { HttpProblem, recordAuthFailure } from "./problems.js";
@@ -12,6 +13,12 @@ const STATUS = {
   "insufficient permissions": 403,
   "authentication server unreachable": 503,
 } as const;
+
+const CHECK_RESULT = {
+  "invalid token or unauthorized": "unknown_token",
+  "insufficient permissions": "denied",
+  "authentication server unreachable": "unavailable",
+} as const satisfies Record<keyof typeof STATUS, AuthCheckResult>;
 
 /** What express-openapi-validator attaches to a request it matched to an operation. */
 type ValidatedRequest = Request & {
@@ -23,7 +30,7 @@ type ValidatedRequest = Request & {
  * the request itself is validated. The ACL comes from the operation's
  * `x-required-acl` in openapi.yaml, with the request's path values filled in.
  */
-export function securityHandlers(verifier: TokenVerifier, logger: Logger): SecurityHandlers {
+export function securityHandlers(verifier: TokenVerifier, logger: Logger, metrics: Metrics = NO_METRICS): SecurityHandlers {
   return {
     token: async (req: Request) => {
       const res = req.res as Response;
@@ -38,11 +45,13 @@ export function securityHandlers(verifier: TokenVerifier, logger: Logger): Secur
       const pathParams = openapi?.pathParams ?? {};
       try {
         const verdict = await verifier.verify(token, fillAcl(template, pathParams));
+        metrics.authCheck(verdict.ok ? "allowed" : CHECK_RESULT[verdict.error]);
         if (verdict.ok) return true;
         recordAuthFailure(res, new HttpProblem(STATUS[verdict.error], verdict.error));
       } catch (err) {
         // The validator would call any throw a 401; a verifier that cannot
         // reach its database is a 503, and a bug is a 500.
+        metrics.authCheck("unavailable");
         recordAuthFailure(res, toProblem(err));
         logger.warn({ reqId: requestId(res), err }, "token check failed");
       }

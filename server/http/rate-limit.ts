@@ -7,7 +7,10 @@ import { HttpProblem } from "./problems.js";
  * allowance refills over ten seconds. Limits are per server instance; behind
  * a load balancer each instance grants its own budget.
  */
-export function rateLimiter({ perSecond, burst }: { perSecond: number; burst: number }): RequestHandler {
+export function rateLimiter(
+  { perSecond, burst }: { perSecond: number; burst: number },
+  onLimited: () => void = () => undefined,
+): RequestHandler {
   const steady = new RateLimiterMemory({ keyPrefix: "steady", points: perSecond, duration: 1 });
   const extra = burst - perSecond;
   const limiter =
@@ -22,6 +25,7 @@ export function rateLimiter({ perSecond, burst }: { perSecond: number; burst: nu
       () => next(),
       (rejection: unknown) => {
         if (rejection instanceof RateLimiterRes) {
+          onLimited();
           const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
           next(new HttpProblem(429, "too many requests", undefined, { "Retry-After": String(retryAfter) }));
         } else {

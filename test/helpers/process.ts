@@ -24,6 +24,8 @@ export interface AgentdProcess {
   /** e.g. https://127.0.0.1:40123/1.0, read from the banner. */
   url: string;
   certPath: string;
+  /** The operator listener's http://host:port, from the banner; null when it is off. */
+  opsUrl: string | null;
   pid: number;
   child: ChildProcess;
   /** Everything the process wrote so far: the banner (stderr) and the JSON logs (stdout). */
@@ -33,6 +35,8 @@ export interface AgentdProcess {
   /** Whether the process is still running. */
   alive(): boolean;
   call(method: string, pathAndQuery: string, options?: CallOptions): Promise<Answer>;
+  /** Resolves with how the process ended, without sending anything. */
+  exited(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Sends the signal and resolves with how the process ended. */
   kill(signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
@@ -71,7 +75,7 @@ function agentdEnv(defaults: Record<string, string>, env: Record<string, string>
  * rejects with AgentdExited when the process ends first.
  */
 export async function spawnAgentd(env: Record<string, string>, options: { cwd: string }): Promise<AgentdProcess> {
-  const childEnv = agentdEnv({ AGENTD_PORT: "0", AGENTD_LOG_LEVEL: "warn", AGENTD_RATE_LIMIT: "0" }, env);
+  const childEnv = agentdEnv({ AGENTD_PORT: "0", AGENTD_OPS_PORT: "0", AGENTD_DRAIN_DELAY: "0", AGENTD_LOG_LEVEL: "warn", AGENTD_RATE_LIMIT: "0" }, env);
 
   const child = spawn(process.execPath, ["--import", TSX, CLI, "serve"], {
     cwd: options.cwd,
@@ -99,7 +103,7 @@ export async function spawnAgentd(env: Record<string, string>, options: { cwd: s
     });
   });
 
-  const banner = await new Promise<{ url: string; certPath: string }>((resolve, reject) => {
+  const banner = await new Promise<{ url: string; certPath: string; opsUrl: string | null }>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
       reject(new Error(`agentd did not print its banner within ${START_TIMEOUT_MS} ms:\n${log}`));
@@ -107,10 +111,11 @@ export async function spawnAgentd(env: Record<string, string>, options: { cwd: s
     const check = (): void => {
       const url = /agentd is serving (https:\/\/\S+)/.exec(log)?.[1];
       const certPath = /certificate: (.+)/.exec(log)?.[1]?.trim();
-      if (url !== undefined && certPath !== undefined) {
+      const ops = /operator: +(http:\/\/\S+|off)/.exec(log)?.[1];
+      if (url !== undefined && certPath !== undefined && ops !== undefined) {
         clearTimeout(timer);
         child.stderr!.off("data", check);
-        resolve({ url, certPath });
+        resolve({ url, certPath, opsUrl: ops === "off" ? null : ops });
       }
     };
     child.stderr!.on("data", check);
@@ -129,6 +134,7 @@ export async function spawnAgentd(env: Record<string, string>, options: { cwd: s
     output: () => log,
     logs: () => stdout,
     alive: () => ended === null,
+    exited: () => exit,
     call: (method, pathAndQuery, options = {}) => callHttps(dispatcher, method, banner.url + pathAndQuery, options),
     async kill(signal) {
       if (ended === null) child.kill(signal);

@@ -43,6 +43,8 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     AGENTD_VALIDATE_RESPONSES: "true",
     AGENTD_LOG_LEVEL: "silent",
     AGENTD_RATE_LIMIT: "0",
+    AGENTD_OPS_PORT: "0",
+    AGENTD_DRAIN_DELAY: "0",
     AGENTD_ADMIN_TOKEN: ADMIN_TOKEN,
     ...env,
   });

@@ -1,0 +1,11 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { CONTRACT_PATH, readContract } from "../contract.js";
+import type { BuildInfo } from "./metrics.js";
+
+/** The package version (package.json beside openapi.yaml) and the contract release it serves (info.version). */
+export function readBuildInfo(): BuildInfo {
+  const pkg = JSON.parse(readFileSync(path.join(path.dirname(CONTRACT_PATH), "package.json"), "utf8")) as { version?: unknown };
+  const info = readContract().info as { version?: unknown } | undefined;
+  return { version: String(pkg.version ?? "unknown"), release: String(info?.version ?? "unknown") };
+}

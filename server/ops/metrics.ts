@@ -1,0 +1,139 @@
+// The service's Prometheus metrics, in a registry of its own (not
+// prom-client's global one), so each server instance, and each test, has
+// its own counters. The rest of the server only sees the small `Metrics`
+// interface: what happened, never how it is counted.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+
+export type AuthCheckResult = "allowed" | "denied" | "unknown_token" | "unavailable";
+
+export interface Metrics {
+  /** `operation` is a contract operationId or "unknown": never a raw path, so the label stays bounded. */
+  httpRequest(operation: string, status: number, seconds: number): void;
+  dbQuery(seconds: number, failed: boolean): void;
+  authCheck(result: AuthCheckResult): void;
+  authCacheHit(): void;
+  rateLimited(): void;
+}
+
+/** For a server whose operator listener is off: nothing is counted. */
+export const NO_METRICS: Metrics = {
+  httpRequest: () => undefined,
+  dbQuery: () => undefined,
+  authCheck: () => undefined,
+  authCacheHit: () => undefined,
+  rateLimited: () => undefined,
+};
+
+export interface BuildInfo {
+  /** The package version, e.g. 17.5.0. */
+  version: string;
+  /** The contract release it serves, e.g. 17.05. */
+  release: string;
+}
+
+export interface PrometheusMetrics extends Metrics {
+  readonly registry: Registry;
+  /** For gauges whose value is read when scraped (e.g. dropped log lines, event backlog). */
+  gauge(name: string, help: string, collect: () => number | Promise<number>): void;
+  counterFrom(name: string, help: string, collect: () => number): void;
+}
+
+// Latency buckets from 1 ms to 10 s: API answers are milliseconds, a stalled
+// dependency is seconds.
+const SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export function createMetrics(build: BuildInfo): PrometheusMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  // Gauges named like counters, which `promtool check metrics` rejects; their
+  // per-type siblings (nodejs_active_handles{type}, …) carry the same numbers.
+  for (const name of ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"]) {
+    registry.removeSingleMetric(name);
+  }
+
+  new Gauge({
+    name: "agentd_build_info",
+    help: "Always 1; the labels say which build and contract release this instance runs.",
+    labelNames: ["version", "release"],
+    registers: [registry],
+  }).set(build, 1);
+
+  const requests = new Counter({
+    name: "agentd_http_requests_total",
+    help: "API requests answered, by contract operation (unknown when none matched) and status.",
+    labelNames: ["operation", "status"],
+    registers: [registry],
+  });
+  const requestSeconds = new Histogram({
+    name: "agentd_http_request_duration_seconds",
+    help: "Time from a request's arrival to its answer, by contract operation.",
+    labelNames: ["operation"],
+    buckets: SECONDS,
+    registers: [registry],
+  });
+  const querySeconds = new Histogram({
+    name: "agentd_db_query_duration_seconds",
+    help: "Time of one database statement or transaction, failed ones included.",
+    buckets: SECONDS,
+    registers: [registry],
+  });
+  const dbErrors = new Counter({
+    name: "agentd_db_errors_total",
+    help: "Database statements or transactions that failed.",
+    registers: [registry],
+  });
+  const authChecks = new Counter({
+    name: "agentd_auth_checks_total",
+    help: "Token checks, by result: allowed, denied (no ACL), unknown_token, unavailable (the check could not be made).",
+    labelNames: ["result"],
+    registers: [registry],
+  });
+  for (const result of ["allowed", "denied", "unknown_token", "unavailable"] as const) authChecks.inc({ result }, 0);
+  const authCacheHits = new Counter({
+    name: "agentd_auth_cache_hits_total",
+    help: "Token checks answered from the external auth service's cached answers.",
+    registers: [registry],
+  });
+  const rateLimited = new Counter({
+    name: "agentd_rate_limited_total",
+    help: "Requests refused with 429 by the rate limit.",
+    registers: [registry],
+  });
+
+  return {
+    registry,
+    httpRequest(operation, status, seconds) {
+      requests.inc({ operation, status });
+      requestSeconds.observe({ operation }, seconds);
+    },
+    dbQuery(seconds, failed) {
+      querySeconds.observe(seconds);
+      if (failed) dbErrors.inc();
+    },
+    authCheck: (result) => authChecks.inc({ result }),
+    authCacheHit: () => authCacheHits.inc(),
+    rateLimited: () => rateLimited.inc(),
+    gauge(name, help, collect) {
+      new Gauge({
+        name,
+        help,
+        registers: [registry],
+        async collect() {
+          this.set(await collect());
+        },
+      });
+    },
+    counterFrom(name, help, collect) {
+      // A count kept elsewhere (it only grows), exposed as a counter.
+      new Counter({
+        name,
+        help,
+        registers: [registry],
+        collect() {
+          this.reset();
+          this.inc(collect());
+        },
+      });
+    },
+  };
+}

@@ -1,0 +1,251 @@
+// The operator listener (/healthz, /readyz, /metrics): scraped by a real
+// Prometheus (Debian's package, installed by .ci/run), checked by promtool,
+// readiness following PostgreSQL and the auth service as they are cut and
+// restored, and the drain a load balancer sees on SIGTERM.
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { adminSocketPath, callAdminChannel } from "../server/admin/channel.js";
+import { AuthService } from "./helpers/auth-service.js";
+import { freshPostgres, postgresTestUrl, type TestDatabase } from "./helpers/databases.js";
+import { freePort } from "./helpers/ports.js";
+import { spawnAgentd } from "./helpers/process.js";
+import { ADMIN_TOKEN, startTestServer, type TestServer } from "./helpers/server.js";
+import { startTcpProxy, type TcpProxy } from "./helpers/tcp-proxy.js";
+
+const run = promisify(execFile);
+const pgUrl = postgresTestUrl();
+
+async function get(url: string): Promise<{ status: number; text: string; json: any }> {
+  const response = await fetch(url);
+  const text = await response.text();
+  const json = (response.headers.get("content-type") ?? "").includes("json") ? JSON.parse(text) : undefined;
+  return { status: response.status, text, json };
+}
+
+/** Polls until `probe` returns a value `done` accepts; fails with the last value after `timeoutMs`. */
+async function eventually<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T = await probe();
+  while (!done(last)) {
+    if (Date.now() > deadline) throw new Error(`still ${JSON.stringify(last)} after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    last = await probe();
+  }
+  return last;
+}
+
+/** The label sets of every sample in a Prometheus text exposition, e.g. `{operation="listAgents",status="200"}`. */
+function labelSets(text: string, metric: string): string[] {
+  return text
+    .split("\n")
+    .filter((line) => line.startsWith(`${metric}{`))
+    .map((line) => line.slice(metric.length, line.indexOf("}") + 1));
+}
+
+describe("metrics, scraped by a real Prometheus", () => {
+  let server: TestServer;
+  let work: string;
+  let prometheus: ChildProcess | undefined;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    work = await mkdtemp(path.join(tmpdir(), "agentd-ops-"));
+  });
+  afterAll(async () => {
+    prometheus?.kill("SIGKILL");
+    await server?.close();
+    await rm(work, { recursive: true, force: true });
+  });
+
+  const metrics = async (): Promise<string> => (await get(`${server.running.opsUrl}/metrics`)).text;
+
+  it("serves /healthz, and /readyz while the database answers", async () => {
+    expect(server.running.opsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(await get(`${server.running.opsUrl}/healthz`)).toMatchObject({ status: 200, json: { status: "ok" } });
+    expect(await get(`${server.running.opsUrl}/readyz`)).toMatchObject({
+      status: 200,
+      json: { status: "ready", checks: { database: "ok" } },
+    });
+    expect((await get(`${server.running.opsUrl}/agents`)).status).toBe(404);
+  });
+
+  it("passes `promtool check metrics`, with the build, request, database and auth metrics", async () => {
+    expect((await server.call("GET", "/agents/by-number/1001")).status).toBe(200);
+    expect((await server.call("GET", "/agents/by-number/1001", { token: "made-up" })).status).toBe(401);
+    const text = await metrics();
+    for (const name of [
+      "agentd_build_info",
+      "agentd_http_requests_total",
+      "agentd_http_request_duration_seconds_bucket",
+      "agentd_db_query_duration_seconds_bucket",
+      "agentd_db_errors_total",
+      "agentd_auth_checks_total",
+      "agentd_auth_cache_hits_total",
+      "agentd_rate_limited_total",
+      "process_resident_memory_bytes",
+    ]) {
+      expect(text, name).toMatch(new RegExp(`^${name}[ {]`, "m"));
+    }
+    expect(text).toMatch(/^agentd_build_info\{version="17\.5\.0",release="17\.05"\} 1$/m);
+    expect(text).toMatch(/^agentd_auth_checks_total\{result="unknown_token"\} [1-9]/m);
+    const child = spawn("promtool", ["check", "metrics"], { stdio: ["pipe", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.stdin.end(text);
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(output).toBe("");
+    expect(code).toBe(0);
+  });
+
+  it("a Prometheus server scrapes it, and PromQL returns the requests this test made", async () => {
+    const before = Number(/^agentd_http_requests_total\{operation="getAgentById",status="200"\} (\d+)$/m.exec(await metrics())?.[1] ?? 0);
+    const made = 7;
+    for (let i = 0; i < made; i++) expect((await server.call("GET", "/agents/by-id/1")).status).toBe(200);
+
+    const port = await freePort();
+    const config = path.join(work, "prometheus.yml");
+    await writeFile(
+      config,
+      [
+        "global:",
+        "  scrape_interval: 1s",
+        "scrape_configs:",
+        "  - job_name: agentd",
+        "    static_configs:",
+        `      - targets: ["${new URL(server.running.opsUrl!).host}"]`,
+        "",
+      ].join("\n"),
+    );
+    prometheus = spawn(
+      "prometheus",
+      [`--config.file=${config}`, `--storage.tsdb.path=${path.join(work, "tsdb")}`, `--web.listen-address=127.0.0.1:${port}`],
+      { stdio: "ignore" },
+    );
+    const query = async (): Promise<number | null> => {
+      try {
+        const promql = `sum(agentd_http_requests_total{job="agentd",operation="getAgentById",status="200"})`;
+        const answer = await get(`http://127.0.0.1:${port}/api/v1/query?query=${encodeURIComponent(promql)}`);
+        const value = answer.json?.data?.result?.[0]?.value?.[1];
+        return value === undefined ? null : Number(value);
+      } catch {
+        return null; // not listening yet
+      }
+    };
+    expect(await eventually(query, (value) => value === before + made, 60_000)).toBe(before + made);
+  });
+
+  it("keeps labels bounded: 1,000 requests to made-up paths add no operation label", async () => {
+    const operations = (text: string) => new Set(labelSets(text, "agentd_http_requests_total").map((set) => /operation="([^"]*)"/.exec(set)?.[1]));
+    expect((await server.call("GET", "/no/such/thing")).status).toBe(404);
+    const before = operations(await metrics());
+    for (let i = 0; i < 1000; i++) {
+      const answer = await server.call(i % 2 ? "GET" : "DELETE", `/made-up/${i}/${Math.random().toString(36).slice(2)}`);
+      expect(answer.status).toBe(404);
+    }
+    const after = operations(await metrics());
+    expect([...after].sort()).toEqual([...before].sort());
+    expect(after.has("unknown")).toBe(true);
+    expect([...after].every((op) => op === "unknown" || /^[a-z][A-Za-z]+$/.test(op ?? ""))).toBe(true);
+  });
+
+  it("holds no secret: no token, no ACL, no agent number", async () => {
+    const token = await server.createToken(["agentd.agents.by-number.8675309.read"]);
+    const agent = { id: 86, number: "8675309", extension: null, context: null, logged: false, paused: false, paused_reason: null, state_interface: null };
+    expect(await callAdminChannel(adminSocketPath(server.config.dataDir), { op: "import", text: JSON.stringify([agent]) })).toMatchObject({ ok: true });
+    expect((await server.call("GET", "/agents/by-number/8675309", { token })).status).toBe(200);
+    expect((await server.call("GET", "/agents/by-id/86", { token })).status).toBe(403);
+    const text = await metrics();
+    expect(text).not.toContain(token);
+    expect(text).not.toContain(ADMIN_TOKEN);
+    expect(text).not.toContain("agentd.agents");
+    expect(text).not.toContain("8675309");
+  });
+});
+
+describe("readiness follows the external auth service", () => {
+  let auth: AuthService;
+  let server: TestServer;
+  beforeAll(async () => {
+    auth = new AuthService(new Map([[ADMIN_TOKEN, ["agentd.#"]]]));
+    await auth.start();
+    server = await startTestServer({ AGENTD_AUTH_URL: auth.url, AGENTD_AUTH_TIMEOUT: "500ms", AGENTD_DB_TIMEOUT: "1s" });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await auth?.stop();
+  });
+
+  it("503 naming auth while it is down, 200 again once it is back", async () => {
+    const readyz = () => get(`${server.running.opsUrl}/readyz`);
+    expect(await eventually(readyz, (r) => r.status === 200)).toMatchObject({ json: { checks: { database: "ok", auth: "ok" } } });
+    const port = Number(new URL(auth.url).port);
+    await auth.stop();
+    const down = await eventually(readyz, (r) => r.status === 503);
+    expect(down.json).toMatchObject({ status: "not ready", checks: { database: "ok" } });
+    expect(down.json.checks.auth).not.toBe("ok");
+    await auth.start(port);
+    expect((await eventually(readyz, (r) => r.status === 200)).json).toEqual({ status: "ready", checks: { database: "ok", auth: "ok" } });
+  });
+});
+
+describe.skipIf(pgUrl === undefined)("readiness follows PostgreSQL", () => {
+  let db: TestDatabase;
+  let proxy: TcpProxy;
+  let server: TestServer;
+  beforeAll(async () => {
+    db = await freshPostgres();
+    const direct = new URL(db.location);
+    proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
+    const proxied = new URL(db.location);
+    proxied.hostname = "127.0.0.1";
+    proxied.port = String(proxy.port);
+    server = await startTestServer({ AGENTD_DATABASE_URL: proxied.toString(), AGENTD_DB_TIMEOUT: "1s" });
+  });
+  afterAll(async () => {
+    await proxy?.restore();
+    await server?.close();
+    await proxy?.close();
+    await db?.cleanup();
+  });
+
+  it.each(["refuse", "blackhole"] as const)("503 naming the database while it is cut (%s), 200 once it is back", async (mode) => {
+    const readyz = () => get(`${server.running.opsUrl}/readyz`);
+    await eventually(readyz, (r) => r.status === 200);
+    await proxy.cut(mode);
+    const down = await eventually(readyz, (r) => r.status === 503);
+    expect(down.json.status).toBe("not ready");
+    expect(down.json.checks.database).not.toBe("ok");
+    await proxy.restore();
+    expect((await eventually(readyz, (r) => r.status === 200)).json).toEqual({ status: "ready", checks: { database: "ok" } });
+  });
+});
+
+describe("drain on SIGTERM", () => {
+  it("/readyz turns 503 at once while the API still answers, then the process exits 0", async () => {
+    const cwd = await mkdtemp(path.join(tmpdir(), "agentd-drain-"));
+    try {
+      const agentd = await spawnAgentd({ AGENTD_DRAIN_DELAY: "3s", AGENTD_ADMIN_TOKEN: ADMIN_TOKEN }, { cwd });
+      expect((await get(`${agentd.opsUrl}/readyz`)).status).toBe(200);
+      agentd.child.kill("SIGTERM");
+      const draining = await eventually(() => get(`${agentd.opsUrl}/readyz`), (r) => r.status === 503, 2_000);
+      expect(draining.json).toEqual({ status: "draining" });
+      const answer = await agentd.call("GET", "/agents/by-id/1", { token: ADMIN_TOKEN });
+      expect(answer.status).toBe(200);
+      expect(await agentd.exited()).toEqual({ code: 0, signal: null });
+    } finally {
+      await rm(cwd, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("promtool and prometheus are installed (.ci/run installs Debian's prometheus)", () => {
+  it("promtool answers", async () => {
+    const { stdout, stderr } = await run("promtool", ["--version"]);
+    expect(stdout + stderr).toMatch(/promtool, version/);
+  });
+});
