@@ -19,6 +19,5 @@ export function instrumentedDatabase(db: Database, metrics: Metrics): Database {
     // The transaction is timed as a whole; its statements are not counted twice.
     transaction: (fn) => timed(() => sql.transaction(fn)),
   });
-  const outer = wrap(db);
-  return { kind: db.kind, query: outer.query, transaction: outer.transaction, close: () => db.close() };
+  return { kind: db.kind, ...wrap(db), close: () => db.close() };
 }

@@ -7,5 +7,6 @@ import type { BuildInfo } from "./metrics.js";
 export function readBuildInfo(): BuildInfo {
   const pkg = JSON.parse(readFileSync(path.join(path.dirname(CONTRACT_PATH), "package.json"), "utf8")) as { version?: unknown };
   const info = readContract().info as { version?: unknown } | undefined;
-  return { version: String(pkg.version ?? "unknown"), release: String(info?.version ?? "unknown") };
+  const text = (value: unknown) => (typeof value === "string" ? value : "unknown");
+  return { version: text(pkg.version), release: text(info?.version) };
 }

@@ -8,7 +8,7 @@ export interface DependencyCheck {
   /** Named in the /readyz body, e.g. "database". */
   name: string;
   /** Resolves when the dependency answered; rejects (or times out) when it did not. */
-  check(): Promise<void>;
+  check: () => Promise<void>;
 }
 
 export interface ReadinessReport {
