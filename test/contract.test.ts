@@ -309,7 +309,8 @@ describe("tooling derived from the contract", () => {
     const result = await exec("npm", ["run", "--silent", "lint:code"]);
     expect(result.stdout + result.stderr, "eslint output").not.toMatch(/\d+ problems?/);
     expect(result.code, result.stdout + result.stderr).toBe(0);
-  });
+    // Type-aware lint builds the whole program: about 20 s alone, minutes on a loaded 2-core machine.
+  }, 300_000);
 
   it("has generated/ and .env.example up to date (`npm run generate:check`)", async () => {
     const result = await exec("npm", ["run", "--silent", "generate:check"]);
