@@ -7,6 +7,7 @@ import { execFile, spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
+import { BASE_PATH } from "../server/contract.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectValid, loadContract, repoRoot } from "./helpers/contract.js";
 import { freePort } from "./helpers/ports.js";
@@ -223,7 +224,7 @@ describe("usage errors exit 2", () => {
 describe("network errors exit 1", () => {
   it("an unreachable URL names the URL and the cause", async () => {
     const port = await freePort();
-    const url = `http://127.0.0.1:${port}/1.0`;
+    const url = `http://127.0.0.1:${port}${BASE_PATH}`;
     const run = await agentctl(["agents", "list"], { AGENTD_URL: url, AGENTD_TOKEN: "t" });
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(`error: cannot reach ${url}/agents: connect ECONNREFUSED 127.0.0.1:${port}\n`);
@@ -364,7 +365,7 @@ describe("against the real server", () => {
 
   it("an unreachable URL exits 1 with a message naming the URL and the cause", async () => {
     const port = await freePort(); // released: nothing listens there
-    const url = `https://127.0.0.1:${port}/1.0`;
+    const url = `https://127.0.0.1:${port}${BASE_PATH}`;
     const run = await agentctl(["--url", url, "--token", ADMIN_TOKEN, "--cacert", server.running.certPath, "agents", "list"]);
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(`error: cannot reach ${url}/agents: connect ECONNREFUSED 127.0.0.1:${port}\n`);

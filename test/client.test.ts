@@ -12,6 +12,7 @@ import path from "node:path";
 import { readFileSync } from "node:fs";
 import { generate } from "selfsigned";
 import ts from "typescript";
+import { BASE_PATH } from "../server/contract.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   AgentdConfigError,
@@ -281,7 +282,7 @@ describe.each(KINDS)("against the $label", ({ kind }) => {
 describe("network failures", () => {
   it("an unreachable URL raises AgentdNetworkError naming the URL and the cause", async () => {
     const port = await freePort(); // released again: nothing listens there
-    const baseUrl = `http://127.0.0.1:${port}/1.0`;
+    const baseUrl = `http://127.0.0.1:${port}${BASE_PATH}`;
     const client = createAgentdClient({ baseUrl, token: "t" });
     const error = await client.listAgents().then(
       () => undefined,
@@ -337,14 +338,14 @@ describe("TLS with a self-signed certificate", () => {
 
     server = createHttpsServer({ key: pems.private, cert: pems.cert }, (req, res) => {
       receivedTokens.push(req.headers["x-auth-token"] as string | undefined);
-      if (req.url === "/1.0/agents/by-id/7") {
+      if (req.url === `${BASE_PATH}/agents/by-id/7`) {
         res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(agent));
       } else {
         res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: "no such agent" }));
       }
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    baseUrl = `https://127.0.0.1:${(server.address() as AddressInfo).port}/1.0`;
+    baseUrl = `https://127.0.0.1:${(server.address() as AddressInfo).port}${BASE_PATH}`;
   });
 
   afterAll(async () => {

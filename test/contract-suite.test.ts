@@ -24,7 +24,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { parse, stringify } from "yaml";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { AgentdClient, AgentdResult, AgentStatus, ApiError } from "../client/index.js";
+import { toResult, type AgentdClient, type AgentdResult, type AgentStatus, type ApiError } from "../client/index.js";
 import { contractPath, expectValid, loadContract } from "./helpers/contract.js";
 import { operations, type OperationId } from "../generated/operations.js";
 import { freePort } from "./helpers/ports.js";
@@ -91,16 +91,9 @@ function expectOk<T>(result: AgentdResult<T>, operationId: OperationId, status =
   return expectResult(result, operationId, status) as T;
 }
 
-/** The raw client's answer, as a result (for requests the typed methods cannot express). */
-function asResult(r: { data?: unknown; error?: unknown; response: Response }): AgentdResult<unknown> {
-  if (r.response.ok) return { ok: true, status: r.response.status, data: r.data };
-  const error = (typeof r.error === "object" && r.error !== null ? r.error : { error: `unexpected response ${String(r.error)}` }) as ApiError;
-  return { ok: false, status: r.response.status, error };
-}
-
 /** POSTs a pause with a body the typed method cannot send (malformed, foreign media type, extra fields). */
 async function pauseRaw(client: AgentdClient, number: string, body: string, contentType = "application/json") {
-  return asResult(
+  return toResult(
     await client.raw.POST("/agents/by-number/{agent_number}/pause", {
       params: { path: { agent_number: number } },
       body: body as never,
@@ -253,10 +246,10 @@ describe.each(ALL.map((name) => ({ name })))("contract suite on the $name", ({ n
     const { raw } = target.client();
     const query = { query: { limit: 10 } } as never;
     const answers: [OperationId, AgentdResult<unknown>][] = [
-      ["listAgents", asResult(await raw.GET("/agents", { params: query }))],
-      ["getAgentById", asResult(await raw.GET("/agents/by-id/{agent_id}", { params: { path: { agent_id: 1 }, ...(query as object) } as never }))],
-      ["getAgentByNumber", asResult(await raw.GET("/agents/by-number/{agent_number}", { params: { path: { agent_number: "1001" }, ...(query as object) } as never }))],
-      ["pauseAgentByNumber", asResult(await raw.POST("/agents/by-number/{agent_number}/pause", { params: { path: { agent_number: "1001" }, ...(query as object) } as never }))],
+      ["listAgents", toResult(await raw.GET("/agents", { params: query }))],
+      ["getAgentById", toResult(await raw.GET("/agents/by-id/{agent_id}", { params: { path: { agent_id: 1 }, ...(query as object) } as never }))],
+      ["getAgentByNumber", toResult(await raw.GET("/agents/by-number/{agent_number}", { params: { path: { agent_number: "1001" }, ...(query as object) } as never }))],
+      ["pauseAgentByNumber", toResult(await raw.POST("/agents/by-number/{agent_number}/pause", { params: { path: { agent_number: "1001" }, ...(query as object) } as never }))],
     ];
     for (const [operationId, result] of answers) {
       const body = expectError(result, operationId, 400, "invalid request");

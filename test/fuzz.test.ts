@@ -6,6 +6,7 @@
 // prints the seed and the shrunk counterexample on failure);
 // AGENTD_FUZZ_BATCHES scales the main property (16 requests per batch).
 import fc from "fast-check";
+import { BASE_PATH } from "../server/contract.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectValid, loadContract } from "./helpers/contract.js";
 import {
@@ -199,7 +200,7 @@ describe("bad input: the fuzzer", () => {
         } else if (body !== undefined) {
           headers.push(["content-length", String(body.length)]);
         }
-        const answer = await send({ bytes: requestBytes("POST", `/1.0/agents/by-number/${p.number}/pause`, headers, payload), head: false });
+        const answer = await send({ bytes: requestBytes("POST", `${BASE_PATH}/agents/by-number/${p.number}/pause`, headers, payload), head: false });
         const after = await snapshot();
         const expected = before.map((agent) => {
           if (agent.number !== p.number || !agent.logged) return agent;
