@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectValid, loadContract, repoRoot } from "./helpers/contract.js";
 import { freePort } from "./helpers/ports.js";
 import { startPrism, type PrismHandle } from "./helpers/prism.js";
-import { ADMIN_TOKEN, startTestServer, type TestServer } from "./helpers/server.js";
+import { suiteAgents } from "./helpers/agents.js";
+import { ADMIN_TOKEN, useTestServer } from "./helpers/server.js";
 
 const contract = loadContract();
 
@@ -240,20 +241,16 @@ describe("network errors exit 1", () => {
 
 // The same CLI against the real server, started in this process: HTTPS with
 // its self-signed certificate (trusted with --cacert), a fresh PGlite data
-// directory with the demo agents (1001 logged in, 1002 logged out, 1003
-// paused with a reason, 1004 paused without one, 1005 logged in, 1006 logged
-// out), and real tokens.
+// directory loaded with the suite's agents (SUITE_AGENTS: 1001 logged in,
+// 1002 logged out, 1003 paused with a reason, 1004 paused without one, 1005
+// logged in, 1006 logged out), and real tokens.
 describe("against the real server", () => {
-  let server: TestServer;
+  const server = useTestServer({ agents: suiteAgents() });
   /** --url, --token and --cacert for the real server, as options (not env). */
   let options: string[];
 
-  beforeAll(async () => {
-    server = await startTestServer();
+  beforeAll(() => {
     options = ["--url", server.url, "--token", ADMIN_TOKEN, "--cacert", server.running.certPath];
-  });
-  afterAll(async () => {
-    await server?.close();
   });
 
   const getJson = async (number: string): Promise<unknown> => {
@@ -269,11 +266,11 @@ describe("against the real server", () => {
     const rows = run.stdout.trimEnd().split("\n").map((line) => line.split(/\s{2,}/));
     expect(rows).toEqual([
       ["ID", "NUMBER", "LOGGED", "PAUSED", "REASON", "EXTENSION", "CONTEXT", "INTERFACE"],
-      ["1", "1001", "yes", "no", "-", "1001", "default", "PJSIP/alice"],
+      ["1", "1001", "yes", "no", "-", "1001", "default", "PJSIP/agent1"],
       ["2", "1002", "no", "no", "-", "-", "-", "-"],
-      ["3", "1003", "yes", "yes", "lunch break", "1003", "default", "SIP/carol"],
-      ["4", "1004", "yes", "yes", "-", "2004", "sales", "PJSIP/dave"],
-      ["5", "1005", "yes", "no", "-", "2005", "sales", "PJSIP/erin"],
+      ["3", "1003", "yes", "yes", "lunch break", "1003", "default", "PJSIP/agent3"],
+      ["4", "1004", "yes", "yes", "-", "1004", "default", "PJSIP/agent4"],
+      ["5", "1005", "yes", "no", "-", "1005", "default", "PJSIP/agent5"],
       ["6", "1006", "no", "no", "-", "-", "-", "-"],
     ]);
   });
@@ -292,14 +289,14 @@ describe("against the real server", () => {
       AGENTD_CACERT: server.running.certPath,
     });
     expect(run.code, run.stderr).toBe(0);
-    expect(parseJson(run)).toHaveLength(6);
+    expect(parseJson(run)).toHaveLength(suiteAgents().length);
   });
 
   it("agents get --id prints the agent as key/value lines, --number --json as the contract's body", async () => {
     const run = await agentctl([...options, "agents", "get", "--id", "3"]);
     expect(run.code, run.stderr).toBe(0);
     const lines = Object.fromEntries(run.stdout.trimEnd().split("\n").map((line) => line.split(/:\s+/) as [string, string]));
-    expect(lines).toMatchObject({ id: "3", number: "1003", logged: "true", paused: "true", paused_reason: "lunch break", state_interface: "SIP/carol" });
+    expect(lines).toMatchObject({ id: "3", number: "1003", logged: "true", paused: "true", paused_reason: "lunch break", state_interface: "PJSIP/agent3" });
     expect(await getJson("1003")).toEqual((await server.call("GET", "/agents/by-id/3")).json);
   });
 

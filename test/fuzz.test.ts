@@ -22,6 +22,7 @@ import {
   type TokenName,
 } from "./helpers/fuzz-arbitraries.js";
 import { RawHttpsClient, header, requestBytes, type RawAnswer, type RawRequest } from "./helpers/raw-https.js";
+import { suiteAgents } from "./helpers/agents.js";
 import { ADMIN_TOKEN, startTestServer, type TestServer } from "./helpers/server.js";
 
 const SEED = Number(process.env.AGENTD_FUZZ_SEED ?? 17_052_024);
@@ -76,7 +77,7 @@ describe("bad input: the fuzzer", () => {
   }
 
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer({}, suiteAgents());
     const url = new URL(server.url);
     client = new RawHttpsClient(url.hostname, Number(url.port), server.ca);
     const revoked = await server.createToken(["agentd.#"]);
@@ -206,7 +207,7 @@ describe("bad input: the fuzzer", () => {
           if (agent.number !== p.number || !agent.logged) return agent;
           return { ...agent, paused: true, paused_reason: p.form === "reason" && json !== undefined && json !== "" ? p.reason : null };
         });
-        if ((LOGGED_IN as readonly string[]).includes(p.number)) {
+        if (LOGGED_IN.includes(p.number)) {
           expect(answer.status, describeAnswer(answer)).toBe(204);
           expect(answer.body.length).toBe(0);
         } else {

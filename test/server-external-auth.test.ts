@@ -1,6 +1,7 @@
 // The server with AGENTD_AUTH_URL: tokens are checked by a real (small)
 // wazo-auth compatible HTTP service, with the ACL the contract names.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { suiteAgents } from "./helpers/agents.js";
 import { AuthService } from "./helpers/auth-service.js";
 import { loadContract, expectValid } from "./helpers/contract.js";
 import { startTestServer, type TestServer } from "./helpers/server.js";
@@ -19,7 +20,8 @@ describe("the server with an external auth service", () => {
       ]),
     );
     await auth.start();
-    server = await startTestServer({ AGENTD_AUTH_URL: auth.url, AGENTD_ADMIN_TOKEN: "", AGENTD_AUTH_CACHE_TTL: "10s" });
+    // The auth service's URL is known only once it listens, so this suite starts its server itself.
+    server = await startTestServer({ AGENTD_AUTH_URL: auth.url, AGENTD_ADMIN_TOKEN: "", AGENTD_AUTH_CACHE_TTL: "10s" }, suiteAgents());
   });
   afterAll(async () => {
     await server?.close();

@@ -4,6 +4,7 @@
 // bytes sent on the wire.
 import fc from "fast-check";
 import { BASE_PATH } from "../../server/contract.js";
+import { suiteAgents } from "./agents.js";
 import { requestBytes, type RawRequest } from "./raw-https.js";
 
 /** Which credential a request carries; the fuzzer maps names to real tokens. */
@@ -36,9 +37,9 @@ export interface RequestSpec {
   body: BodySpec;
 }
 
-/** Agents of the demo seed, by state: only the logged-in ones can be paused. */
-export const LOGGED_IN = ["1001", "1003", "1004", "1005"] as const;
-export const LOGGED_OUT = ["1002", "1006"] as const;
+/** The fuzzed server's agents (it loads suiteAgents()), by state: only the logged-in ones can be paused. */
+export const LOGGED_IN: readonly string[] = suiteAgents().filter((a) => a.logged).map((a) => a.number);
+export const LOGGED_OUT: readonly string[] = suiteAgents().filter((a) => !a.logged).map((a) => a.number);
 export const UNKNOWN_NUMBERS = ["9999", "1000", "01001", "0"] as const;
 
 const METHODS = ["GET", "GET", "GET", "POST", "POST", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD"];
@@ -325,14 +326,14 @@ export function renderMalformed(spec: MalformedSpec, token: string): Buffer {
       break;
     case "content-length":
       method = "POST";
-      target = `${BASE_PATH}/agents/by-number/1002/pause`;
+      target = `${BASE_PATH}/agents/by-number/${LOGGED_OUT[0]}/pause`;
       host(), auth();
       lines.push("Content-Type: application/json", `Content-Length: ${detail}`);
       body = "{}";
       break;
     case "framing":
       method = "POST";
-      target = `${BASE_PATH}/agents/by-number/1002/pause`;
+      target = `${BASE_PATH}/agents/by-number/${LOGGED_OUT[0]}/pause`;
       host(), auth();
       lines.push("Content-Type: application/json");
       body = "2\r\n{}\r\n0\r\n\r\n";
