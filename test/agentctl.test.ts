@@ -11,33 +11,15 @@ import { BASE_PATH } from "../server/contract.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectValid, loadContract, repoRoot } from "./helpers/contract.js";
 import { freePort } from "./helpers/ports.js";
-import { startPrism, type PrismHandle } from "./helpers/prism.js";
 import { suiteAgents } from "./helpers/agents.js";
 import { ADMIN_TOKEN, useTestServer } from "./helpers/server.js";
+import { startMockOrExternalTarget, type Target } from "./helpers/targets.js";
 
 const contract = loadContract();
 
-interface Target {
-  url: string;
-  token: string;
-  ca?: string;
-  isMock: boolean;
-  stop(): Promise<void>;
-}
-
-async function startTarget(): Promise<Target> {
-  const url = process.env.AGENTD_CLIENT_TEST_URL;
-  if (url) {
-    const token = process.env.AGENTD_CLIENT_TEST_TOKEN;
-    if (!token) throw new Error("AGENTD_CLIENT_TEST_URL is set but AGENTD_CLIENT_TEST_TOKEN is not");
-    const ca = process.env.AGENTD_CLIENT_TEST_CA;
-    return { url, token, ...(ca ? { ca } : {}), isMock: false, stop: async () => {} };
-  }
-  const prism: PrismHandle = await startPrism({ mode: "mock" });
-  return { url: prism.url, token: "agentctl-test-token", isMock: true, stop: () => prism.stop() };
-}
-
 let target: Target;
+// Prism answers with the contract's examples whatever the path, and accepts any token.
+const isMock = (): boolean => !target.stateful;
 let buildDir: string;
 let bin: string;
 
@@ -89,7 +71,7 @@ function agentctl(args: string[], env: Record<string, string> = {}): Promise<Run
 const targetEnv = (): Record<string, string> => ({
   AGENTD_URL: target.url,
   AGENTD_TOKEN: target.token,
-  ...(target.ca ? { AGENTD_CACERT: target.ca } : {}),
+  ...(target.ca !== null ? { AGENTD_CACERT: target.ca } : {}),
 });
 
 function parseJson(run: Run): unknown {
@@ -101,11 +83,11 @@ function parseJson(run: Run): unknown {
 }
 
 beforeAll(async () => {
-  [target, bin] = await Promise.all([startTarget(), buildCli()]);
+  [target, bin] = await Promise.all([startMockOrExternalTarget(), buildCli()]);
 });
 
 afterAll(async () => {
-  await target?.stop();
+  await target?.close();
   if (buildDir) await rm(buildDir, { recursive: true, force: true });
 });
 
@@ -119,7 +101,7 @@ describe("agents list", () => {
     // Columns line up: every row's NUMBER starts where the header's does.
     const numberColumn = lines[0]!.indexOf("NUMBER");
     for (const line of lines.slice(1)) expect(line.slice(numberColumn)).toMatch(/^\d+\s/);
-    if (target.isMock) {
+    if (isMock()) {
       expect(lines).toHaveLength(4);
       expect(lines[3]).toMatch(/^3\s+1003\s+yes\s+yes\s+lunch break\s+1003\s+default\s+SIP\/carol$/);
       expect(lines[2]).toMatch(/^2\s+1002\s+no\s+no\s+-\s+-\s+-\s+-$/);
@@ -135,7 +117,7 @@ describe("agents list", () => {
   });
 
   it("takes --url and --token as options as well as from the environment", async () => {
-    const run = await agentctl(["--url", target.url, "--token", target.token, ...(target.ca ? ["--cacert", target.ca] : []), "agents", "list", "--json"]);
+    const run = await agentctl(["--url", target.url, "--token", target.token, ...(target.ca !== null ? ["--cacert", target.ca] : []), "agents", "list", "--json"]);
     expect(run.code, run.stderr).toBe(0);
     expectValid(contract.responseValidator("listAgents", 200), parseJson(run));
   });
@@ -144,7 +126,7 @@ describe("agents list", () => {
 describe("agents get", () => {
   it("--id prints the agent as key/value lines", async () => {
     const run = await agentctl(["agents", "get", "--id", "1"], targetEnv());
-    if (!target.isMock && run.code === 1) {
+    if (!isMock() && run.code === 1) {
       // A server without agent 1 must say so through the contract's error.
       expect(run.stderr).toBe("error: 404 no such agent\n");
       return;

@@ -28,23 +28,13 @@ import { loggedOut, SUITE_AGENTS, suiteAgents } from "./helpers/agents.js";
 import { expectValid, loadContract, repoRoot } from "./helpers/contract.js";
 import { createObservedClient, OBSERVED_BASE_URL } from "./helpers/observed-client.js";
 import { freePort } from "./helpers/ports.js";
-import { ADMIN_TOKEN } from "./helpers/server.js";
-import { startExternalTarget, startMockTarget, startServerTarget, type Target } from "./helpers/targets.js";
+import { startMockOrExternalTarget, startServerTarget, type Target } from "./helpers/targets.js";
 
 const contract = loadContract();
 const { pausable, away, bystander } = SUITE_AGENTS;
 
-/** The first target: a server named by AGENTD_CLIENT_TEST_URL, else the Prism mock. */
-function startFirstTarget(): Promise<Target> {
-  const url = process.env.AGENTD_CLIENT_TEST_URL;
-  if (!url) return startMockTarget();
-  const token = process.env.AGENTD_CLIENT_TEST_TOKEN;
-  if (!token) throw new Error("AGENTD_CLIENT_TEST_URL is set but AGENTD_CLIENT_TEST_TOKEN is not");
-  return startExternalTarget(url, token, process.env.AGENTD_CLIENT_TEST_CA || undefined);
-}
-
 const TARGETS: { kind: "first" | "server"; label: string; start: () => Promise<Target> }[] = [
-  { kind: "first", label: process.env.AGENTD_CLIENT_TEST_URL ? "server at AGENTD_CLIENT_TEST_URL" : "Prism mock", start: startFirstTarget },
+  { kind: "first", label: process.env.AGENTD_CLIENT_TEST_URL ? "server at AGENTD_CLIENT_TEST_URL" : "Prism mock", start: startMockOrExternalTarget },
   { kind: "server", label: "real server", start: () => startServerTarget({}, { agents: suiteAgents() }) },
 ];
 
@@ -177,14 +167,14 @@ describe.each(TARGETS)("against the $label", ({ kind, start }) => {
       });
 
       it("trusts the server's certificate given as the PEM file the server wrote", async () => {
-        expect(target.certPath).not.toBeNull();
-        const client = createAgentdClient({ baseUrl: target.url, token: ADMIN_TOKEN, ca: target.certPath! });
+        expect(target.ca).toMatch(/\.pem$/);
+        const client = createAgentdClient({ baseUrl: target.url, token: target.token, ca: target.ca! });
         expectOk(await client.listAgents());
         await client.close();
       });
 
       it("without `ca`, the self-signed certificate is refused with an error naming the URL and the problem", async () => {
-        const client = createAgentdClient({ baseUrl: target.url, token: ADMIN_TOKEN });
+        const client = createAgentdClient({ baseUrl: target.url, token: target.token });
         const error = await client.listAgents().then(
           () => undefined,
           (e: unknown) => e,

@@ -43,8 +43,10 @@ export interface Target {
   stateful: boolean;
   /** The base URL its clients use (Prism serves the contract's paths without the base path). */
   url: string;
-  /** The certificate it serves HTTPS with, as a PEM file; null over plain HTTP or when unknown. */
-  certPath: string | null;
+  /** The token its clients send unless told otherwise. */
+  token: string;
+  /** What to trust for its HTTPS certificate (a PEM file, or for an external server whatever was given); null over plain HTTP. */
+  ca: string | null;
   client(options?: ClientOptions): AgentdClient;
   /** A token with exactly these ACLs (stateful targets only). */
   createToken(acls: string[]): Promise<string>;
@@ -121,7 +123,8 @@ function serverTarget(server: TestServer, options: TargetOptions, trusting: Fetc
     name: "server",
     stateful: true,
     url: server.url,
-    certPath: server.running.certPath,
+    token: ADMIN_TOKEN,
+    ca: server.running.certPath,
     client(clientOptions = {}) {
       refusePrefer(clientOptions);
       if (clientOptions.noToken) {
@@ -164,7 +167,8 @@ export async function startExternalTarget(url: string, token: string, ca?: strin
     name: "external",
     stateful: true,
     url,
-    certPath: ca !== undefined && !ca.includes("-----BEGIN") ? ca : null,
+    token,
+    ca: ca ?? null,
     client(options = {}) {
       refusePrefer(options);
       const clientToken = options.token ?? token;
@@ -179,6 +183,9 @@ export async function startExternalTarget(url: string, token: string, ca?: strin
   };
 }
 
+/** Prism checks only that a token is present. */
+const MOCK_TOKEN = "mock-token";
+
 export async function startMockTarget(): Promise<Target> {
   const prism = await startPrism({ mode: "mock" });
   const pool = clientPool();
@@ -186,10 +193,11 @@ export async function startMockTarget(): Promise<Target> {
     name: "mock",
     stateful: false,
     url: prism.url,
-    certPath: null,
+    token: MOCK_TOKEN,
+    ca: null,
     client(options = {}) {
       return pool.add(
-        createAgentdClient({ baseUrl: prism.url, token: options.token ?? "mock-token", fetch: headerFetch(globalFetch, rewriter(options)) }),
+        createAgentdClient({ baseUrl: prism.url, token: options.token ?? MOCK_TOKEN, fetch: headerFetch(globalFetch, rewriter(options)) }),
       );
     },
     createToken: async () => {
@@ -255,7 +263,8 @@ async function proxyInFront(server: TestServer, options: TargetOptions, ownsServ
     name: "proxy",
     stateful: true,
     url: prism.url,
-    certPath: null,
+    token: ADMIN_TOKEN,
+    ca: null,
     client(clientOptions = {}) {
       refusePrefer(clientOptions);
       return pool.add(
@@ -302,6 +311,19 @@ function sameTls(server: TestServer): Record<string, string> {
   const dir = path.dirname(server.running.certPath);
   const key = path.join(dir, "key.pem");
   return existsSync(key) ? { AGENTD_TLS_CERT: server.running.certPath, AGENTD_TLS_KEY: key } : {};
+}
+
+/**
+ * The client suites' stateless target (test/client.test.ts, test/agentctl.test.ts):
+ * a running server when AGENTD_CLIENT_TEST_URL and AGENTD_CLIENT_TEST_TOKEN
+ * (optional AGENTD_CLIENT_TEST_CA) are set, else the Prism mock.
+ */
+export function startMockOrExternalTarget(): Promise<Target> {
+  const url = process.env.AGENTD_CLIENT_TEST_URL;
+  if (!url) return startMockTarget();
+  const token = process.env.AGENTD_CLIENT_TEST_TOKEN;
+  if (!token) throw new Error("AGENTD_CLIENT_TEST_URL is set but AGENTD_CLIENT_TEST_TOKEN is not");
+  return startExternalTarget(url, token, process.env.AGENTD_CLIENT_TEST_CA || undefined);
 }
 
 export function startTarget(name: TargetName, options: TargetOptions = {}): Promise<Target> {
