@@ -23,7 +23,7 @@ import {
 } from "./helpers/fuzz-arbitraries.js";
 import { RawHttpsClient, header, requestBytes, type RawAnswer, type RawRequest } from "./helpers/raw-https.js";
 import { suiteAgents } from "./helpers/agents.js";
-import { ADMIN_TOKEN, startTestServer, type TestServer } from "./helpers/server.js";
+import { ADMIN_TOKEN, useTestServer } from "./helpers/server.js";
 
 const SEED = Number(process.env.AGENTD_FUZZ_SEED ?? 17_052_024);
 const BATCHES = Number(process.env.AGENTD_FUZZ_BATCHES ?? 320);
@@ -56,7 +56,7 @@ function describeAnswer(answer: RawAnswer): string {
 }
 
 describe("bad input: the fuzzer", () => {
-  let server: TestServer;
+  const server = useTestServer({ agents: suiteAgents() });
   let client: RawHttpsClient;
   let tokens: Record<TokenName, string>;
   let sent = 0;
@@ -76,8 +76,8 @@ describe("bad input: the fuzzer", () => {
     return expectValid(listSchema, answer.json, "GET /agents") as unknown[];
   }
 
+  // Runs after useTestServer's beforeAll: hooks run in the order they are registered.
   beforeAll(async () => {
-    server = await startTestServer({}, suiteAgents());
     const url = new URL(server.url);
     client = new RawHttpsClient(url.hostname, Number(url.port), server.ca);
     const revoked = await server.createToken(["agentd.#"]);
@@ -97,7 +97,6 @@ describe("bad input: the fuzzer", () => {
 
   afterAll(async () => {
     client?.close();
-    await server?.close();
     const byStatus = [...statuses.entries()].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`).join(" ");
     console.log(`fuzz: seed ${SEED}, ${sent} generated requests over ${client?.opened ?? 0} TLS connections; statuses ${byStatus}`);
   });

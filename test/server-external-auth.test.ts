@@ -4,13 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { suiteAgents } from "./helpers/agents.js";
 import { AuthService } from "./helpers/auth-service.js";
 import { loadContract, expectValid } from "./helpers/contract.js";
-import { startTestServer, type TestServer } from "./helpers/server.js";
+import { useTestServer } from "./helpers/server.js";
 
 const errorSchema = loadContract().schemaValidator("Error");
 
 describe("the server with an external auth service", () => {
   let auth: AuthService;
-  let server: TestServer;
 
   beforeAll(async () => {
     auth = new AuthService(
@@ -20,12 +19,14 @@ describe("the server with an external auth service", () => {
       ]),
     );
     await auth.start();
-    // The auth service's URL is known only once it listens, so this suite starts its server itself.
-    server = await startTestServer({ AGENTD_AUTH_URL: auth.url, AGENTD_ADMIN_TOKEN: "", AGENTD_AUTH_CACHE_TTL: "10s" }, suiteAgents());
   });
   afterAll(async () => {
-    await server?.close();
     await auth?.stop();
+  });
+  // Registered after the auth service's hooks: it starts once the service listens, and stops before it.
+  const server = useTestServer({
+    env: () => ({ AGENTD_AUTH_URL: auth.url, AGENTD_ADMIN_TOKEN: "", AGENTD_AUTH_CACHE_TTL: "10s" }),
+    agents: suiteAgents(),
   });
 
   it("asks the service with the operation's ACL, path values filled in", async () => {

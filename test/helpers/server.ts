@@ -137,8 +137,8 @@ async function loadAgents(config: Config, agents: readonly AgentRecord[]): Promi
 }
 
 export interface TestServerOptions {
-  /** AGENTD_* settings on top of the test defaults. */
-  env?: Record<string, string>;
+  /** AGENTD_* settings on top of the test defaults; a function is called when the server starts, for values known only then (another service's URL). */
+  env?: Record<string, string> | (() => Record<string, string>);
   /** Agents to load before the first test (see startTestServer). */
   agents?: readonly AgentRecord[];
 }
@@ -152,7 +152,8 @@ export interface TestServerOptions {
 export function useTestServer(options: TestServerOptions = {}): TestServer {
   let current: TestServer | undefined;
   beforeAll(async () => {
-    current = await startTestServer(options.env, options.agents);
+    const env = typeof options.env === "function" ? options.env() : options.env;
+    current = await startTestServer(env, options.agents);
   });
   afterAll(async () => {
     await current?.close();
