@@ -69,7 +69,7 @@ export async function writeCertificate(dir: string): Promise<CertFiles> {
   return { certPath, keyPath, cert };
 }
 
-/** The four operations as the contract's paths under /1.0 (Prism serves them without the base path). */
+/** The four operations as the contract's paths, below the base path (Prism serves them without it). */
 export const OPERATIONS = {
   list: { method: "GET", path: "/agents", label: "GET /agents (100)" },
   byId: { method: "GET", path: `/agents/by-id/${HOT_AGENT_ID}`, label: "GET by id" },

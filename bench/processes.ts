@@ -1,9 +1,8 @@
-// Child processes, ports, readiness and memory for the bench runner.
+// Child processes, readiness and memory for the bench runner (free ports come from test/helpers/ports.ts).
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { openSync, readFileSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
-import { createServer } from "node:net";
 
 /** Whether `taskset` can pin processes to cores here (Linux util-linux). */
 export function tasksetWorks(): boolean {
@@ -57,19 +56,6 @@ export function runToEnd(command: string, args: string[], options: Omit<SpawnOpt
     child.on("close", (code) => {
       if (code === 0) resolve(out);
       else reject(new Error(`${command} ${args.slice(0, 3).join(" ")} exited ${code}: ${err.trim().slice(-2000)}`));
-    });
-  });
-}
-
-/** A free TCP port on 127.0.0.1 (bind 0, release). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen({ port: 0, host: "127.0.0.1", exclusive: true }, () => {
-      const address = server.address();
-      const port = typeof address === "object" && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
     });
   });
 }

@@ -23,7 +23,9 @@ import {
   writeCertificate,
   type OperationName,
 } from "./fixtures.js";
-import { choosePinning, freePort, memory, request, runToEnd, stop, waitFor } from "./processes.js";
+import { BASE_PATH } from "../server/contract.js";
+import { freePort } from "../test/helpers/ports.js";
+import { choosePinning, memory, request, runToEnd, stop, waitFor } from "./processes.js";
 import { report, type CellResult, type RunInfo } from "./report.js";
 import { serverEnv, spawnServer, targetSpecs, type BenchContext, type RunningTarget, type TargetSpec } from "./targets.js";
 
@@ -145,7 +147,7 @@ async function coldStarts(ctx: BenchContext, dataDir: string, count: number, ca:
     const started = performance.now();
     const child = spawnServer(ctx, { AGENTD_DATA_DIR: dataDir, AGENTD_PORT: String(port) }, "cold-start.log");
     try {
-      await waitFor(`https://127.0.0.1:${port}/1.0${OPERATIONS.byNumber.path}`, {
+      await waitFor(`https://127.0.0.1:${port}${BASE_PATH}${OPERATIONS.byNumber.path}`, {
         status: 200,
         headers: { "x-auth-token": BENCH_TOKEN },
         ca,

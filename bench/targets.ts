@@ -3,7 +3,10 @@ import type { ChildProcess } from "node:child_process";
 import path from "node:path";
 import type { CertFiles, OperationName } from "./fixtures.js";
 import { BENCH_TOKEN, ORIGIN_UUID } from "./fixtures.js";
-import { freePort, spawnOn } from "./processes.js";
+import { BASE_PATH } from "../server/contract.js";
+import { envWithoutAgentd } from "../test/helpers/child-env.js";
+import { freePort } from "../test/helpers/ports.js";
+import { spawnOn } from "./processes.js";
 
 export interface BenchContext {
   repo: string;
@@ -48,10 +51,8 @@ function tsxTarget(ctx: BenchContext, file: string, port: number, log: string, s
 
 /** The server's environment: inherited AGENTD_* variables are dropped so only the bench's settings apply. */
 export function serverEnv(ctx: BenchContext, settings: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) if (!name.startsWith("AGENTD_")) env[name] = value;
   return {
-    ...env,
+    ...envWithoutAgentd(),
     AGENTD_HOST: "127.0.0.1",
     AGENTD_TLS_CERT: ctx.cert.certPath,
     AGENTD_TLS_KEY: ctx.cert.keyPath,
@@ -81,7 +82,7 @@ export function spawnServer(ctx: BenchContext, settings: Record<string, string>,
 async function server(ctx: BenchContext, settings: Record<string, string>, log: string, nodeFlags: string[] = []): Promise<RunningTarget> {
   const port = await freePort();
   const child = spawnServer(ctx, { ...settings, AGENTD_PORT: String(port) }, log, nodeFlags);
-  return { base: `https://127.0.0.1:${port}/1.0`, https: true, main: child, processes: [child] };
+  return { base: `https://127.0.0.1:${port}${BASE_PATH}`, https: true, main: child, processes: [child] };
 }
 
 async function prism(ctx: BenchContext, level: string | null, log: string): Promise<RunningTarget> {
@@ -90,7 +91,7 @@ async function prism(ctx: BenchContext, level: string | null, log: string): Prom
   const args = [bin, "mock", path.join(ctx.repo, "openapi.yaml"), "--host", "127.0.0.1", "--port", String(port)];
   if (level !== null) args.push("-v", level);
   const child = spawnOn(process.execPath, args, { core: ctx.core, cwd: ctx.repo, stdout: "ignore", stderr: path.join(ctx.work, log) });
-  // Prism serves the contract's paths from its root, without /1.0, over plain HTTP.
+  // Prism serves the contract's paths from its root, without the base path, over plain HTTP.
   return { base: `http://127.0.0.1:${port}`, https: false, main: child, processes: [child] };
 }
 
@@ -111,7 +112,7 @@ function fromMemory(key: string, label: string, file: string): TargetSpec {
     async start(ctx) {
       const port = await freePort();
       const child = tsxTarget(ctx, file, port, file.replace(/\.ts$/, ".log"));
-      return { base: `https://127.0.0.1:${port}/1.0`, https: true, main: child, processes: [child] };
+      return { base: `https://127.0.0.1:${port}${BASE_PATH}`, https: true, main: child, processes: [child] };
     },
   };
 }

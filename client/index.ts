@@ -131,7 +131,8 @@ function networkErrorMiddleware(): Middleware {
   };
 }
 
-function toResult<T>(r: { data?: T; error?: unknown; response: Response }): AgentdResult<T> {
+/** Maps an openapi-fetch answer (`raw.GET(...)`, `raw.POST(...)`) to the result every convenience method returns. */
+export function toResult<T>(r: { data?: T; error?: unknown; response: Response }): AgentdResult<T> {
   const { status } = r.response;
   if (r.response.ok) return { ok: true, status, data: r.data as T };
   return { ok: false, status, error: asApiError(r.error, status) };

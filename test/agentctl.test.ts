@@ -7,35 +7,19 @@ import { execFile, spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
+import { BASE_PATH } from "../server/contract.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectValid, loadContract, repoRoot } from "./helpers/contract.js";
 import { freePort } from "./helpers/ports.js";
-import { startPrism, type PrismHandle } from "./helpers/prism.js";
-import { ADMIN_TOKEN, startTestServer, type TestServer } from "./helpers/server.js";
+import { suiteAgents } from "./helpers/agents.js";
+import { ADMIN_TOKEN, useTestServer } from "./helpers/server.js";
+import { startMockOrExternalTarget, type Target } from "./helpers/targets.js";
 
 const contract = loadContract();
 
-interface Target {
-  url: string;
-  token: string;
-  ca?: string;
-  isMock: boolean;
-  stop(): Promise<void>;
-}
-
-async function startTarget(): Promise<Target> {
-  const url = process.env.AGENTD_CLIENT_TEST_URL;
-  if (url) {
-    const token = process.env.AGENTD_CLIENT_TEST_TOKEN;
-    if (!token) throw new Error("AGENTD_CLIENT_TEST_URL is set but AGENTD_CLIENT_TEST_TOKEN is not");
-    const ca = process.env.AGENTD_CLIENT_TEST_CA;
-    return { url, token, ...(ca ? { ca } : {}), isMock: false, stop: async () => {} };
-  }
-  const prism: PrismHandle = await startPrism({ mode: "mock" });
-  return { url: prism.url, token: "agentctl-test-token", isMock: true, stop: () => prism.stop() };
-}
-
 let target: Target;
+// Prism answers with the contract's examples whatever the path, and accepts any token.
+const isMock = (): boolean => !target.stateful;
 let buildDir: string;
 let bin: string;
 
@@ -87,7 +71,7 @@ function agentctl(args: string[], env: Record<string, string> = {}): Promise<Run
 const targetEnv = (): Record<string, string> => ({
   AGENTD_URL: target.url,
   AGENTD_TOKEN: target.token,
-  ...(target.ca ? { AGENTD_CACERT: target.ca } : {}),
+  ...(target.ca !== null ? { AGENTD_CACERT: target.ca } : {}),
 });
 
 function parseJson(run: Run): unknown {
@@ -99,11 +83,11 @@ function parseJson(run: Run): unknown {
 }
 
 beforeAll(async () => {
-  [target, bin] = await Promise.all([startTarget(), buildCli()]);
+  [target, bin] = await Promise.all([startMockOrExternalTarget(), buildCli()]);
 });
 
 afterAll(async () => {
-  await target?.stop();
+  await target?.close();
   if (buildDir) await rm(buildDir, { recursive: true, force: true });
 });
 
@@ -117,7 +101,7 @@ describe("agents list", () => {
     // Columns line up: every row's NUMBER starts where the header's does.
     const numberColumn = lines[0]!.indexOf("NUMBER");
     for (const line of lines.slice(1)) expect(line.slice(numberColumn)).toMatch(/^\d+\s/);
-    if (target.isMock) {
+    if (isMock()) {
       expect(lines).toHaveLength(4);
       expect(lines[3]).toMatch(/^3\s+1003\s+yes\s+yes\s+lunch break\s+1003\s+default\s+SIP\/carol$/);
       expect(lines[2]).toMatch(/^2\s+1002\s+no\s+no\s+-\s+-\s+-\s+-$/);
@@ -133,7 +117,7 @@ describe("agents list", () => {
   });
 
   it("takes --url and --token as options as well as from the environment", async () => {
-    const run = await agentctl(["--url", target.url, "--token", target.token, ...(target.ca ? ["--cacert", target.ca] : []), "agents", "list", "--json"]);
+    const run = await agentctl(["--url", target.url, "--token", target.token, ...(target.ca !== null ? ["--cacert", target.ca] : []), "agents", "list", "--json"]);
     expect(run.code, run.stderr).toBe(0);
     expectValid(contract.responseValidator("listAgents", 200), parseJson(run));
   });
@@ -142,7 +126,7 @@ describe("agents list", () => {
 describe("agents get", () => {
   it("--id prints the agent as key/value lines", async () => {
     const run = await agentctl(["agents", "get", "--id", "1"], targetEnv());
-    if (!target.isMock && run.code === 1) {
+    if (!isMock() && run.code === 1) {
       // A server without agent 1 must say so through the contract's error.
       expect(run.stderr).toBe("error: 404 no such agent\n");
       return;
@@ -223,7 +207,7 @@ describe("usage errors exit 2", () => {
 describe("network errors exit 1", () => {
   it("an unreachable URL names the URL and the cause", async () => {
     const port = await freePort();
-    const url = `http://127.0.0.1:${port}/1.0`;
+    const url = `http://127.0.0.1:${port}${BASE_PATH}`;
     const run = await agentctl(["agents", "list"], { AGENTD_URL: url, AGENTD_TOKEN: "t" });
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(`error: cannot reach ${url}/agents: connect ECONNREFUSED 127.0.0.1:${port}\n`);
@@ -239,20 +223,16 @@ describe("network errors exit 1", () => {
 
 // The same CLI against the real server, started in this process: HTTPS with
 // its self-signed certificate (trusted with --cacert), a fresh PGlite data
-// directory with the demo agents (1001 logged in, 1002 logged out, 1003
-// paused with a reason, 1004 paused without one, 1005 logged in, 1006 logged
-// out), and real tokens.
+// directory loaded with the suite's agents (SUITE_AGENTS: 1001 logged in,
+// 1002 logged out, 1003 paused with a reason, 1004 paused without one, 1005
+// logged in, 1006 logged out), and real tokens.
 describe("against the real server", () => {
-  let server: TestServer;
+  const server = useTestServer({ agents: suiteAgents() });
   /** --url, --token and --cacert for the real server, as options (not env). */
   let options: string[];
 
-  beforeAll(async () => {
-    server = await startTestServer();
+  beforeAll(() => {
     options = ["--url", server.url, "--token", ADMIN_TOKEN, "--cacert", server.running.certPath];
-  });
-  afterAll(async () => {
-    await server?.close();
   });
 
   const getJson = async (number: string): Promise<unknown> => {
@@ -268,11 +248,11 @@ describe("against the real server", () => {
     const rows = run.stdout.trimEnd().split("\n").map((line) => line.split(/\s{2,}/));
     expect(rows).toEqual([
       ["ID", "NUMBER", "LOGGED", "PAUSED", "REASON", "EXTENSION", "CONTEXT", "INTERFACE"],
-      ["1", "1001", "yes", "no", "-", "1001", "default", "PJSIP/alice"],
+      ["1", "1001", "yes", "no", "-", "1001", "default", "PJSIP/agent1"],
       ["2", "1002", "no", "no", "-", "-", "-", "-"],
-      ["3", "1003", "yes", "yes", "lunch break", "1003", "default", "SIP/carol"],
-      ["4", "1004", "yes", "yes", "-", "2004", "sales", "PJSIP/dave"],
-      ["5", "1005", "yes", "no", "-", "2005", "sales", "PJSIP/erin"],
+      ["3", "1003", "yes", "yes", "lunch break", "1003", "default", "PJSIP/agent3"],
+      ["4", "1004", "yes", "yes", "-", "1004", "default", "PJSIP/agent4"],
+      ["5", "1005", "yes", "no", "-", "1005", "default", "PJSIP/agent5"],
       ["6", "1006", "no", "no", "-", "-", "-", "-"],
     ]);
   });
@@ -291,14 +271,14 @@ describe("against the real server", () => {
       AGENTD_CACERT: server.running.certPath,
     });
     expect(run.code, run.stderr).toBe(0);
-    expect(parseJson(run)).toHaveLength(6);
+    expect(parseJson(run)).toHaveLength(suiteAgents().length);
   });
 
   it("agents get --id prints the agent as key/value lines, --number --json as the contract's body", async () => {
     const run = await agentctl([...options, "agents", "get", "--id", "3"]);
     expect(run.code, run.stderr).toBe(0);
     const lines = Object.fromEntries(run.stdout.trimEnd().split("\n").map((line) => line.split(/:\s+/) as [string, string]));
-    expect(lines).toMatchObject({ id: "3", number: "1003", logged: "true", paused: "true", paused_reason: "lunch break", state_interface: "SIP/carol" });
+    expect(lines).toMatchObject({ id: "3", number: "1003", logged: "true", paused: "true", paused_reason: "lunch break", state_interface: "PJSIP/agent3" });
     expect(await getJson("1003")).toEqual((await server.call("GET", "/agents/by-id/3")).json);
   });
 
@@ -364,7 +344,7 @@ describe("against the real server", () => {
 
   it("an unreachable URL exits 1 with a message naming the URL and the cause", async () => {
     const port = await freePort(); // released: nothing listens there
-    const url = `https://127.0.0.1:${port}/1.0`;
+    const url = `https://127.0.0.1:${port}${BASE_PATH}`;
     const run = await agentctl(["--url", url, "--token", ADMIN_TOKEN, "--cacert", server.running.certPath, "agents", "list"]);
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(`error: cannot reach ${url}/agents: connect ECONNREFUSED 127.0.0.1:${port}\n`);

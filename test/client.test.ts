@@ -1,8 +1,11 @@
-// The typed client (client/index.ts) against real processes. The behaviour
-// tests run twice: against the Prism mock of openapi.yaml (or any running
-// server when AGENTD_CLIENT_TEST_URL + AGENTD_CLIENT_TEST_TOKEN, optional
+// The typed client (client/index.ts). Its behaviour against real processes
+// runs twice, through the shared targets (test/helpers/targets.ts): against
+// the Prism mock of openapi.yaml (or any running server when
+// AGENTD_CLIENT_TEST_URL + AGENTD_CLIENT_TEST_TOKEN, optional
 // AGENTD_CLIENT_TEST_CA, are set), and against the real server started here
-// (HTTPS with its self-signed certificate, fresh PGlite). The TLS tests use
+// (HTTPS with its self-signed certificate, fresh PGlite, the suite's own
+// agents). What needs no server (the token middleware, how answers map to
+// results, option checks) runs on an observed client. The TLS tests use
 // their own HTTPS server with a certificate generated here.
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer as createHttpsServer, type Server } from "node:https";
@@ -12,78 +15,28 @@ import path from "node:path";
 import { readFileSync } from "node:fs";
 import { generate } from "selfsigned";
 import ts from "typescript";
+import { BASE_PATH } from "../server/contract.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   AgentdConfigError,
   AgentdNetworkError,
   createAgentdClient,
-  type AgentdClientOptions,
   type AgentdResult,
   type AgentStatus,
 } from "../client/index.js";
+import { loggedOut, SUITE_AGENTS, suiteAgents } from "./helpers/agents.js";
 import { expectValid, loadContract, repoRoot } from "./helpers/contract.js";
+import { createObservedClient, OBSERVED_BASE_URL } from "./helpers/observed-client.js";
 import { freePort } from "./helpers/ports.js";
-import { startPrism, type PrismHandle } from "./helpers/prism.js";
-import { ADMIN_TOKEN, startTestServer, type TestServer } from "./helpers/server.js";
-import { createTrustingFetch } from "../client/node-tls.js";
+import { startMockOrExternalTarget, startServerTarget, type Target } from "./helpers/targets.js";
 
 const contract = loadContract();
+const { pausable, away, bystander } = SUITE_AGENTS;
 
-interface Target {
-  baseUrl: string;
-  token: string;
-  ca?: string;
-  /** Prism answers with the contract's examples and accepts any token. */
-  isMock: boolean;
-  /** A fetch that reaches the target (trusting its certificate), for tests that wrap the client's fetch. */
-  fetch: (request: Request) => Promise<Response>;
-  /** The real server started by this file, when the target is one. */
-  server?: TestServer;
-  stop(): Promise<void>;
-}
-
-type TargetKind = "mock" | "server";
-
-async function startTarget(kind: TargetKind): Promise<Target> {
-  if (kind === "server") {
-    const server = await startTestServer();
-    const trusting = await createTrustingFetch(server.ca);
-    return {
-      baseUrl: server.url,
-      token: ADMIN_TOKEN,
-      ca: server.ca,
-      isMock: false,
-      fetch: trusting,
-      server,
-      stop: async () => {
-        await trusting.close();
-        await server.close();
-      },
-    };
-  }
-  const url = process.env.AGENTD_CLIENT_TEST_URL;
-  if (url) {
-    const token = process.env.AGENTD_CLIENT_TEST_TOKEN;
-    if (!token) throw new Error("AGENTD_CLIENT_TEST_URL is set but AGENTD_CLIENT_TEST_TOKEN is not");
-    const ca = process.env.AGENTD_CLIENT_TEST_CA;
-    if (ca) {
-      const trusting = await createTrustingFetch(ca);
-      return { baseUrl: url, token, ca, isMock: false, fetch: trusting, stop: () => trusting.close() };
-    }
-    return { baseUrl: url, token, isMock: false, fetch: (r) => fetch(r), stop: async () => {} };
-  }
-  const prism: PrismHandle = await startPrism({ mode: "mock" });
-  return { baseUrl: prism.url, token: "client-test-token", isMock: true, fetch: (r) => fetch(r), stop: () => prism.stop() };
-}
-
-let target: Target;
-// A custom fetch replaces `ca`: it is then target.fetch's job to trust the certificate.
-const clientOptions = (extra: Partial<AgentdClientOptions> = {}): AgentdClientOptions => ({
-  baseUrl: target.baseUrl,
-  token: target.token,
-  ...(target.ca && !extra.fetch ? { ca: target.ca } : {}),
-  ...extra,
-});
+const TARGETS: { kind: "first" | "server"; label: string; start: () => Promise<Target> }[] = [
+  { kind: "first", label: process.env.AGENTD_CLIENT_TEST_URL ? "server at AGENTD_CLIENT_TEST_URL" : "Prism mock", start: startMockOrExternalTarget },
+  { kind: "server", label: "real server", start: () => startServerTarget({}, { agents: suiteAgents() }) },
+];
 
 /** Narrows a result to success, failing with the error body otherwise. */
 function expectOk<T>(result: AgentdResult<T>): T {
@@ -91,43 +44,31 @@ function expectOk<T>(result: AgentdResult<T>): T {
   return result.data;
 }
 
-/** A fetch that forwards to the target's fetch after letting the test rewrite the request. */
-function rewritingFetch(rewrite: (headers: Headers) => void): (request: Request) => Promise<Response> {
-  return (request) => {
-    const headers = new Headers(request.headers);
-    rewrite(headers);
-    return target.fetch(new Request(request, { headers }));
-  };
-}
+describe.each(TARGETS)("against the $label", ({ kind, start }) => {
+  let target: Target;
+  // Prism answers with the contract's examples whatever the path, and accepts any token.
+  const isMock = (): boolean => !target.stateful;
 
-const KINDS: { kind: TargetKind; label: string }[] = [
-  { kind: "mock", label: process.env.AGENTD_CLIENT_TEST_URL ? "server at AGENTD_CLIENT_TEST_URL" : "Prism mock" },
-  { kind: "server", label: "real server" },
-];
-
-describe.each(KINDS)("against the $label", ({ kind }) => {
   beforeAll(async () => {
-    target = await startTarget(kind);
+    target = await start();
   });
 
   afterAll(async () => {
-    await target?.stop();
+    await target?.close();
   });
 
   describe("typed methods", () => {
     it("listAgents returns the contract's agent list", async () => {
-      const client = createAgentdClient(clientOptions());
-      const result = await client.listAgents();
+      const result = await target.client().listAgents();
       expect(result.ok).toBe(true);
       expect(result.status).toBe(200);
       const list: AgentStatus[] = expectOk(result);
       expectValid(contract.responseValidator("listAgents", 200), list);
-      if (target.isMock) expect(list.map((a) => a.number)).toEqual(["1001", "1002", "1003"]);
-      await client.close();
+      if (isMock()) expect(list.map((a) => a.number)).toEqual(["1001", "1002", "1003"]);
     });
 
     it("getAgentById and getAgentByNumber return one typed agent", async () => {
-      const client = createAgentdClient(clientOptions());
+      const client = target.client();
       const [first] = expectOk(await client.listAgents());
       expect(first).toBeDefined();
 
@@ -135,7 +76,7 @@ describe.each(KINDS)("against the $label", ({ kind }) => {
       expectValid(contract.responseValidator("getAgentById", 200), byId);
       const byNumber = expectOk(await client.getAgentByNumber(first!.number));
       expectValid(contract.responseValidator("getAgentByNumber", 200), byNumber);
-      if (!target.isMock) {
+      if (!isMock()) {
         // Prism returns its first example whatever the path; only a server knows the agent.
         expect(byId).toEqual(first);
         expect(byNumber).toEqual(first);
@@ -143,27 +84,26 @@ describe.each(KINDS)("against the $label", ({ kind }) => {
     });
 
     it("pauseAgentByNumber resolves to ok with no data, with and without a reason", async () => {
-      const client = createAgentdClient(clientOptions());
+      const client = target.client();
       const logged = expectOk(await client.listAgents()).find((a) => a.logged);
       expect(logged, "the target has a logged-in agent").toBeDefined();
 
       const withReason = await client.pauseAgentByNumber(logged!.number, "lunch break");
       expect(withReason).toEqual({ ok: true, status: 204, data: undefined });
-      if (!target.isMock) {
+      if (!isMock()) {
         const after = expectOk(await client.getAgentByNumber(logged!.number));
         expect(after).toMatchObject({ paused: true, paused_reason: "lunch break" });
       }
       const withoutReason = await client.pauseAgentByNumber(logged!.number);
       expect(withoutReason).toEqual({ ok: true, status: 204, data: undefined });
-      if (!target.isMock) {
+      if (!isMock()) {
         const after = expectOk(await client.getAgentByNumber(logged!.number));
         expect(after).toMatchObject({ paused: true, paused_reason: null });
       }
     });
 
     it("an invalid path parameter comes back as a typed 400 with details", async () => {
-      const client = createAgentdClient(clientOptions());
-      const result = await client.getAgentByNumber("not-digits");
+      const result = await target.client().getAgentByNumber("not-digits");
       expect(result.ok).toBe(false);
       if (result.ok) return;
       expect(result.status).toBe(400);
@@ -174,16 +114,13 @@ describe.each(KINDS)("against the $label", ({ kind }) => {
 
     it("an unknown agent comes back as a typed 404 no such agent", async () => {
       // Prism cannot know which agents exist; ask it for the 404 response.
-      const client = createAgentdClient(
-        clientOptions(target.isMock ? { fetch: rewritingFetch((h) => h.set("Prefer", "code=404")) } : {}),
-      );
+      const client = target.client(isMock() ? { prefer: "code=404" } : {});
       const result = await client.getAgentById(2147483647);
       expect(result).toEqual({ ok: false, status: 404, error: { error: "no such agent" } });
     });
 
     it("the raw typed client shares the token middleware", async () => {
-      const client = createAgentdClient(clientOptions());
-      const { data, error, response } = await client.raw.GET("/agents/by-id/{agent_id}", {
+      const { data, error, response } = await target.client().raw.GET("/agents/by-id/{agent_id}", {
         params: { path: { agent_id: 1 } },
       });
       expect(response.status === 200 || response.status === 404).toBe(true);
@@ -193,95 +130,131 @@ describe.each(KINDS)("against the $label", ({ kind }) => {
   });
 
   describe("token", () => {
-    it("is added as X-Auth-Token by the middleware on every operation", async () => {
-      const seen: (string | null)[] = [];
-      const client = createAgentdClient(
-        clientOptions({
-          fetch: (request) => {
-            seen.push(request.headers.get("x-auth-token"));
-            return target.fetch(request);
-          },
-        }),
-      );
-      expectOk(await client.listAgents());
-      expectOk(await client.getAgentById(1)).id;
-      await client.getAgentByNumber("1001");
-      await client.pauseAgentByNumber("1001", "x");
-      expect(seen).toEqual([target.token, target.token, target.token, target.token]);
-    });
-
     it("a request without the token is a typed 401 (the target refuses it)", async () => {
-      const client = createAgentdClient(clientOptions({ fetch: rewritingFetch((h) => h.delete("X-Auth-Token")) }));
-      for (const result of [await client.listAgents(), await client.pauseAgentByNumber("1001")]) {
+      const client = target.client({ noToken: true });
+      for (const result of [await client.listAgents(), await client.pauseAgentByNumber(pausable.number)]) {
         expect(result).toEqual({ ok: false, status: 401, error: { error: "invalid token or unauthorized" } });
       }
     });
 
     it("an unknown token is a typed 401 on a server (Prism only checks that one is present)", async () => {
-      const client = createAgentdClient(clientOptions({ token: "no-such-token" }));
-      const result = await client.listAgents();
-      if (target.isMock) expect(result.ok).toBe(true);
+      const result = await target.client({ token: "no-such-token" }).listAgents();
+      if (isMock()) expect(result.ok).toBe(true);
       else expect(result).toEqual({ ok: false, status: 401, error: { error: "invalid token or unauthorized" } });
-    });
-
-    it("is required, and `ca` cannot be combined with a custom fetch", () => {
-      expect(() => createAgentdClient({ baseUrl: target.baseUrl, token: "" })).toThrow(/token is required/);
-      expect(() =>
-        createAgentdClient({ baseUrl: target.baseUrl, token: "t", ca: "x.pem", fetch: (r) => fetch(r) }),
-      ).toThrow(/cannot be combined/);
     });
   });
 
   // What only a server with real data, tokens and a certificate can show.
   if (kind === "server") {
     describe("state, ACLs and the server's certificate", () => {
-      const server = (): TestServer => target.server!;
-
-      it("lists the demo agents, and a pause is visible in the list and by id", async () => {
-        const client = createAgentdClient(clientOptions());
+      it("lists the agents the suite loaded, and a pause is visible in the list and by id", async () => {
+        const client = target.client();
         const before = expectOk(await client.listAgents());
-        expect(before.map((a) => a.number)).toEqual(["1001", "1002", "1003", "1004", "1005", "1006"]);
-        expect(before.find((a) => a.number === "1005")).toMatchObject({ logged: true, paused: false });
-        expect(await client.pauseAgentByNumber("1005", "client test")).toEqual({ ok: true, status: 204, data: undefined });
-        const after = expectOk(await client.listAgents()).find((a) => a.number === "1005");
+        expect(before.map((a) => a.number)).toEqual(suiteAgents().map((a) => a.number));
+        expect(before.find((a) => a.number === bystander.number)).toMatchObject({ logged: true, paused: false });
+        expect(await client.pauseAgentByNumber(bystander.number, "client test")).toEqual({ ok: true, status: 204, data: undefined });
+        const after = expectOk(await client.listAgents()).find((a) => a.number === bystander.number);
         expect(after).toMatchObject({ paused: true, paused_reason: "client test" });
         expect(expectOk(await client.getAgentById(after!.id))).toEqual(after);
-        await client.close();
       });
 
       it("a logged-out agent is a typed 409, and a token without the ACL a typed 403", async () => {
-        const client = createAgentdClient(clientOptions());
-        expect(await client.pauseAgentByNumber("1002")).toEqual({ ok: false, status: 409, error: { error: "not logged in" } });
-        const reader = createAgentdClient(clientOptions({ token: await server().createToken(["agentd.agents.read"]) }));
+        const client = target.client();
+        expect(await client.pauseAgentByNumber(away.number)).toEqual({ ok: false, status: 409, error: { error: "not logged in" } });
+        const reader = target.client({ token: await target.createToken(["agentd.agents.read"]) });
         expectOk(await reader.listAgents());
-        expect(await reader.pauseAgentByNumber("1001")).toEqual({ ok: false, status: 403, error: { error: "insufficient permissions" } });
-        await Promise.all([client.close(), reader.close()]);
+        expect(await reader.pauseAgentByNumber(pausable.number)).toEqual({ ok: false, status: 403, error: { error: "insufficient permissions" } });
       });
 
       it("trusts the server's certificate given as the PEM file the server wrote", async () => {
-        const client = createAgentdClient(clientOptions({ ca: server().running.certPath }));
+        expect(target.ca).toMatch(/\.pem$/);
+        const client = createAgentdClient({ baseUrl: target.url, token: target.token, ca: target.ca! });
         expectOk(await client.listAgents());
         await client.close();
       });
 
       it("without `ca`, the self-signed certificate is refused with an error naming the URL and the problem", async () => {
-        const client = createAgentdClient({ baseUrl: target.baseUrl, token: target.token });
+        const client = createAgentdClient({ baseUrl: target.url, token: target.token });
         const error = await client.listAgents().then(
           () => undefined,
           (e: unknown) => e,
         );
         expect(error).toBeInstanceOf(AgentdNetworkError);
-        expect((error as Error).message).toContain(`${target.baseUrl}/agents`);
+        expect((error as Error).message).toContain(`${target.url}/agents`);
         expect((error as Error).message).toMatch(/self[- ]signed certificate/);
       });
     });
   }
 });
 
+// The client on its own: an observed fetch answers, nothing is sent anywhere.
+describe("client behaviour without a network", () => {
+  const json = (status: number, body: unknown): Response => Response.json(body, { status });
+  const agent = (): AgentStatus => ({ ...pausable, origin_uuid: "6f1c3c6e-2b7a-4f5e-9a0d-3c2b1a0f9e8d" });
+
+  it("the middleware adds X-Auth-Token to every operation, typed and raw", async () => {
+    const { client, requests } = createObservedClient(
+      (request) => (request.method === "POST" ? new Response(null, { status: 204 }) : json(200, request.url.endsWith("/agents") ? [agent()] : agent())),
+      { token: "secret-token" },
+    );
+    expectOk(await client.listAgents());
+    expectOk(await client.getAgentById(1));
+    expectOk(await client.getAgentByNumber("1001"));
+    expectOk(await client.pauseAgentByNumber("1001", "x"));
+    await client.raw.GET("/agents");
+    expect(requests.map((r) => `${r.method} ${r.url.slice(OBSERVED_BASE_URL.length)}`)).toEqual([
+      "GET /agents",
+      "GET /agents/by-id/1",
+      "GET /agents/by-number/1001",
+      "POST /agents/by-number/1001/pause",
+      "GET /agents",
+    ]);
+    expect(requests.map((r) => r.headers.get("x-auth-token"))).toEqual(Array(5).fill("secret-token"));
+  });
+
+  it("sends a pause without a reason with no body, and with one as a PauseRequest", async () => {
+    const { client, requests } = createObservedClient(() => new Response(null, { status: 204 }));
+    await client.pauseAgentByNumber("1001");
+    await client.pauseAgentByNumber("1001", "lunch");
+    expect(await requests[0]!.text()).toBe("");
+    expect(await requests[1]!.json()).toEqual({ reason: "lunch" });
+  });
+
+  it("maps answers to results: data on success, the contract's Error body otherwise, a labelled error for a foreign body", async () => {
+    const answers = [
+      new Response(null, { status: 204 }),
+      json(409, { error: "not logged in" }),
+      new Response("<html>Bad Gateway</html>", { status: 502, headers: { "content-type": "text/html" } }),
+      json(500, { message: "not our shape" }),
+    ];
+    const { client } = createObservedClient(() => answers.shift()!);
+    expect(await client.pauseAgentByNumber("1001")).toEqual({ ok: true, status: 204, data: undefined });
+    expect(await client.pauseAgentByNumber("1001")).toEqual({ ok: false, status: 409, error: { error: "not logged in" } });
+    expect(await client.pauseAgentByNumber("1001")).toEqual({
+      ok: false,
+      status: 502,
+      error: { error: "unexpected response (HTTP 502) without an error body" },
+    });
+    expect(await client.pauseAgentByNumber("1001")).toEqual({
+      ok: false,
+      status: 500,
+      error: { error: "unexpected response (HTTP 500) without an error body" },
+    });
+  });
+
+  it("requires a base URL and a token, and refuses `ca` with a custom fetch", () => {
+    expect(() => createAgentdClient({ baseUrl: OBSERVED_BASE_URL, token: "" })).toThrow(/token is required/);
+    expect(() => createAgentdClient({ baseUrl: "", token: "t" })).toThrow(/baseUrl is required/);
+    expect(() =>
+      createAgentdClient({ baseUrl: OBSERVED_BASE_URL, token: "t", ca: "x.pem", fetch: (r) => fetch(r) }),
+    ).toThrow(/cannot be combined/);
+  });
+});
+
 describe("network failures", () => {
   it("an unreachable URL raises AgentdNetworkError naming the URL and the cause", async () => {
     const port = await freePort(); // released again: nothing listens there
-    const baseUrl = `http://127.0.0.1:${port}/1.0`;
+    const baseUrl = `http://127.0.0.1:${port}${BASE_PATH}`;
     const client = createAgentdClient({ baseUrl, token: "t" });
     const error = await client.listAgents().then(
       () => undefined,
@@ -310,17 +283,7 @@ describe("TLS with a self-signed certificate", () => {
   let tmp: string;
   let certFile: string;
   const receivedTokens: (string | undefined)[] = [];
-  const agent: AgentStatus = {
-    id: 7,
-    origin_uuid: "6f1c3c6e-2b7a-4f5e-9a0d-3c2b1a0f9e8d",
-    number: "1007",
-    extension: null,
-    context: null,
-    logged: false,
-    paused: false,
-    paused_reason: null,
-    state_interface: null,
-  };
+  const agent: AgentStatus = { ...loggedOut(7), origin_uuid: "6f1c3c6e-2b7a-4f5e-9a0d-3c2b1a0f9e8d" };
 
   beforeAll(async () => {
     const altNames = { name: "subjectAltName" as const, altNames: [{ type: 2 as const, value: "localhost" }, { type: 7 as const, ip: "127.0.0.1" }] };
@@ -337,14 +300,14 @@ describe("TLS with a self-signed certificate", () => {
 
     server = createHttpsServer({ key: pems.private, cert: pems.cert }, (req, res) => {
       receivedTokens.push(req.headers["x-auth-token"] as string | undefined);
-      if (req.url === "/1.0/agents/by-id/7") {
+      if (req.url === `${BASE_PATH}/agents/by-id/7`) {
         res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(agent));
       } else {
         res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: "no such agent" }));
       }
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    baseUrl = `https://127.0.0.1:${(server.address() as AddressInfo).port}/1.0`;
+    baseUrl = `https://127.0.0.1:${(server.address() as AddressInfo).port}${BASE_PATH}`;
   });
 
   afterAll(async () => {

@@ -1,7 +1,7 @@
 // One contract suite, three targets. The behaviour tests are written once,
 // through the typed client, and run against:
 //
-//   server  the real server (HTTPS, fresh PGlite, test tokens),
+//   server  the real server (HTTPS, fresh PGlite loaded with SUITE_AGENTS, test tokens),
 //   mock    a real `prism mock openapi.yaml` process,
 //   proxy   `prism proxy openapi.yaml <server> --errors` in front of a real
 //           server; after every test the suite fails on anything Prism
@@ -24,13 +24,16 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { parse, stringify } from "yaml";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { AgentdClient, AgentdResult, AgentStatus, ApiError } from "../client/index.js";
+import { toResult, type AgentdClient, type AgentdResult, type AgentStatus, type ApiError } from "../client/index.js";
 import { contractPath, expectValid, loadContract } from "./helpers/contract.js";
 import { operations, type OperationId } from "../generated/operations.js";
 import { freePort } from "./helpers/ports.js";
 import { startTarget, type Target, type TargetName } from "./helpers/targets.js";
+import { SUITE_AGENTS, suiteAgents } from "./helpers/agents.js";
 
 const contract = loadContract();
+// Loaded into the server behind the server and proxy targets; the mock answers with the contract's examples whatever the number.
+const { pausable, away, onBreak, pausedSilently, bystander, offline } = SUITE_AGENTS;
 
 type Cover = readonly [OperationId, number];
 
@@ -91,16 +94,9 @@ function expectOk<T>(result: AgentdResult<T>, operationId: OperationId, status =
   return expectResult(result, operationId, status) as T;
 }
 
-/** The raw client's answer, as a result (for requests the typed methods cannot express). */
-function asResult(r: { data?: unknown; error?: unknown; response: Response }): AgentdResult<unknown> {
-  if (r.response.ok) return { ok: true, status: r.response.status, data: r.data };
-  const error = (typeof r.error === "object" && r.error !== null ? r.error : { error: `unexpected response ${String(r.error)}` }) as ApiError;
-  return { ok: false, status: r.response.status, error };
-}
-
 /** POSTs a pause with a body the typed method cannot send (malformed, foreign media type, extra fields). */
 async function pauseRaw(client: AgentdClient, number: string, body: string, contentType = "application/json") {
-  return asResult(
+  return toResult(
     await client.raw.POST("/agents/by-number/{agent_number}/pause", {
       params: { path: { agent_number: number } },
       body: body as never,
@@ -111,7 +107,7 @@ async function pauseRaw(client: AgentdClient, number: string, body: string, cont
 }
 
 /** Each operation once, on a given agent, through the typed client. */
-function everyOperation(client: AgentdClient, id = 1, number = "1001"): [OperationId, () => Promise<AgentdResult<unknown>>][] {
+function everyOperation(client: AgentdClient, id = pausable.id, number = pausable.number): [OperationId, () => Promise<AgentdResult<unknown>>][] {
   return [
     ["listAgents", () => client.listAgents()],
     ["getAgentById", () => client.getAgentById(id)],
@@ -134,7 +130,7 @@ describe.each(ALL.map((name) => ({ name })))("contract suite on the $name", ({ n
   };
 
   beforeAll(async () => {
-    target = await startTarget(name);
+    target = await startTarget(name, { agents: suiteAgents() });
   });
   afterAll(async () => {
     await target?.close();
@@ -151,20 +147,20 @@ describe.each(ALL.map((name) => ({ name })))("contract suite on the $name", ({ n
     expect(list.length).toBeGreaterThan(0);
   });
 
-  check(STATEFUL, "(state) listAgents returns the demo agents in id order, all with the deployment's origin_uuid", [], async () => {
+  check(STATEFUL, "(state) listAgents returns exactly the agents the suite loaded, in id order, all with the deployment's origin_uuid", [], async () => {
     const list = expectOk(await target.client().listAgents(), "listAgents");
-    expect(list.map((a) => a.number)).toEqual(["1001", "1002", "1003", "1004", "1005", "1006"]);
+    expect(list.map(({ origin_uuid: _, ...agent }) => agent)).toEqual(suiteAgents());
     expect(list.map((a) => a.id)).toEqual([1, 2, 3, 4, 5, 6]);
     expect(new Set(list.map((a) => a.origin_uuid)).size).toBe(1);
-    expect(list.find((a) => a.number === "1002")).toMatchObject({ logged: false, paused: false, extension: null, context: null, state_interface: null });
-    expect(list.find((a) => a.number === "1003")).toMatchObject({ logged: true, paused: true, paused_reason: "lunch break" });
-    expect(list.find((a) => a.number === "1004")).toMatchObject({ logged: true, paused: true, paused_reason: null });
+    expect(list.find((a) => a.number === away.number)).toMatchObject({ logged: false, paused: false, extension: null, context: null, state_interface: null });
+    expect(list.find((a) => a.number === onBreak.number)).toMatchObject({ logged: true, paused: true, paused_reason: "lunch break" });
+    expect(list.find((a) => a.number === pausedSilently.number)).toMatchObject({ logged: true, paused: true, paused_reason: null });
   });
 
   check(ALL, "getAgentById and getAgentByNumber answer 200 with one contract AgentStatus", [["getAgentById", 200], ["getAgentByNumber", 200]], async () => {
     const client = target.client();
-    expectOk(await client.getAgentById(3), "getAgentById");
-    expectOk(await client.getAgentByNumber("1003"), "getAgentByNumber");
+    expectOk(await client.getAgentById(onBreak.id), "getAgentById");
+    expectOk(await client.getAgentByNumber(onBreak.number), "getAgentByNumber");
   });
 
   check(STATEFUL, "(state) by id, by number and in the list, an agent is the same", [], async () => {
@@ -178,25 +174,25 @@ describe.each(ALL.map((name) => ({ name })))("contract suite on the $name", ({ n
 
   check(ALL, "pauseAgentByNumber answers 204 with no body: with a reason, without a body, with an empty object", [["pauseAgentByNumber", 204]], async () => {
     const client = target.client();
-    expectResult(await client.pauseAgentByNumber("1005", "lunch break"), "pauseAgentByNumber", 204);
-    expectResult(await client.pauseAgentByNumber("1005"), "pauseAgentByNumber", 204);
-    expectResult(await pauseRaw(client, "1005", "{}"), "pauseAgentByNumber", 204);
+    expectResult(await client.pauseAgentByNumber(bystander.number, "lunch break"), "pauseAgentByNumber", 204);
+    expectResult(await client.pauseAgentByNumber(bystander.number), "pauseAgentByNumber", 204);
+    expectResult(await pauseRaw(client, bystander.number, "{}"), "pauseAgentByNumber", 204);
   });
 
   check(STATEFUL, "(state) a pause is visible on the next read: the reason is set, replaced, and cleared without one", [], async () => {
     const client = target.client();
-    const read = async (): Promise<AgentStatus> => expectOk(await client.getAgentByNumber("1001"), "getAgentByNumber");
+    const read = async (): Promise<AgentStatus> => expectOk(await client.getAgentByNumber(pausable.number), "getAgentByNumber");
     expect(await read()).toMatchObject({ logged: true, paused: false, paused_reason: null });
 
-    expectResult(await client.pauseAgentByNumber("1001", "coffee"), "pauseAgentByNumber", 204);
+    expectResult(await client.pauseAgentByNumber(pausable.number, "coffee"), "pauseAgentByNumber", 204);
     expect(await read()).toMatchObject({ paused: true, paused_reason: "coffee" });
-    expectResult(await client.pauseAgentByNumber("1001", "training"), "pauseAgentByNumber", 204);
+    expectResult(await client.pauseAgentByNumber(pausable.number, "training"), "pauseAgentByNumber", 204);
     expect(await read()).toMatchObject({ paused: true, paused_reason: "training" });
-    expectResult(await client.pauseAgentByNumber("1001"), "pauseAgentByNumber", 204);
+    expectResult(await client.pauseAgentByNumber(pausable.number), "pauseAgentByNumber", 204);
     const after = await read();
     expect(after).toMatchObject({ paused: true, paused_reason: null });
     // The list agrees with the single read.
-    expect(expectOk(await client.listAgents(), "listAgents").find((a) => a.number === "1001")).toEqual(after);
+    expect(expectOk(await client.listAgents(), "listAgents").find((a) => a.number === pausable.number)).toEqual(after);
   });
 
   // --- 400 -----------------------------------------------------------------
@@ -224,26 +220,26 @@ describe.each(ALL.map((name) => ({ name })))("contract suite on the $name", ({ n
 
   check(["server", "mock"], "a pause body that breaks PauseRequest answers 400 invalid request", [["pauseAgentByNumber", 400]], async () => {
     const client = target.client();
-    expectError(await client.pauseAgentByNumber("1005", ""), "pauseAgentByNumber", 400, "invalid request");
-    expectError(await client.pauseAgentByNumber("1005", "x".repeat(81)), "pauseAgentByNumber", 400, "invalid request");
-    expectError(await pauseRaw(client, "1005", '{"reason":42}'), "pauseAgentByNumber", 400, "invalid request");
-    expectError(await pauseRaw(client, "1005", '{"reason":"ok","until":"tomorrow"}'), "pauseAgentByNumber", 400, "invalid request");
+    expectError(await client.pauseAgentByNumber(bystander.number, ""), "pauseAgentByNumber", 400, "invalid request");
+    expectError(await client.pauseAgentByNumber(bystander.number, "x".repeat(81)), "pauseAgentByNumber", 400, "invalid request");
+    expectError(await pauseRaw(client, bystander.number, '{"reason":42}'), "pauseAgentByNumber", 400, "invalid request");
+    expectError(await pauseRaw(client, bystander.number, '{"reason":"ok","until":"tomorrow"}'), "pauseAgentByNumber", 400, "invalid request");
   });
 
   check(["server"], "(state) a 400 for the body names the body location, and the agent is unchanged", [], async () => {
     const client = target.client();
-    const before = expectOk(await client.getAgentByNumber("1006"), "getAgentByNumber");
-    const body = expectError(await pauseRaw(client, "1006", '{"reason":"ok","until":"tomorrow"}'), "pauseAgentByNumber", 400, "invalid request");
+    const before = expectOk(await client.getAgentByNumber(offline.number), "getAgentByNumber");
+    const body = expectError(await pauseRaw(client, offline.number, '{"reason":"ok","until":"tomorrow"}'), "pauseAgentByNumber", 400, "invalid request");
     expect(body.details?.[0]?.location).toBe("body");
-    expect(expectOk(await client.getAgentByNumber("1006"), "getAgentByNumber")).toEqual(before);
+    expect(expectOk(await client.getAgentByNumber(offline.number), "getAgentByNumber")).toEqual(before);
   });
 
   // Prism (mock and proxy) parses the body itself and answers malformed JSON
   // in its own shape, a documented deviation of Prism (see test/mock.test.ts).
   check(["server"], "malformed JSON answers 400 invalid request", [["pauseAgentByNumber", 400]], async () => {
     const client = target.client();
-    expectError(await pauseRaw(client, "1005", '{"reason": "lunch'), "pauseAgentByNumber", 400, "invalid request");
-    expectError(await pauseRaw(client, "1005", "null"), "pauseAgentByNumber", 400, "invalid request");
+    expectError(await pauseRaw(client, bystander.number, '{"reason": "lunch'), "pauseAgentByNumber", 400, "invalid request");
+    expectError(await pauseRaw(client, bystander.number, "null"), "pauseAgentByNumber", 400, "invalid request");
   });
 
   // The contract's BadRequest includes unknown query parameters; Prism passes
@@ -253,10 +249,10 @@ describe.each(ALL.map((name) => ({ name })))("contract suite on the $name", ({ n
     const { raw } = target.client();
     const query = { query: { limit: 10 } } as never;
     const answers: [OperationId, AgentdResult<unknown>][] = [
-      ["listAgents", asResult(await raw.GET("/agents", { params: query }))],
-      ["getAgentById", asResult(await raw.GET("/agents/by-id/{agent_id}", { params: { path: { agent_id: 1 }, ...(query as object) } as never }))],
-      ["getAgentByNumber", asResult(await raw.GET("/agents/by-number/{agent_number}", { params: { path: { agent_number: "1001" }, ...(query as object) } as never }))],
-      ["pauseAgentByNumber", asResult(await raw.POST("/agents/by-number/{agent_number}/pause", { params: { path: { agent_number: "1001" }, ...(query as object) } as never }))],
+      ["listAgents", toResult(await raw.GET("/agents", { params: query }))],
+      ["getAgentById", toResult(await raw.GET("/agents/by-id/{agent_id}", { params: { path: { agent_id: pausable.id }, ...(query as object) } as never }))],
+      ["getAgentByNumber", toResult(await raw.GET("/agents/by-number/{agent_number}", { params: { path: { agent_number: pausable.number }, ...(query as object) } as never }))],
+      ["pauseAgentByNumber", toResult(await raw.POST("/agents/by-number/{agent_number}/pause", { params: { path: { agent_number: pausable.number }, ...(query as object) } as never }))],
     ];
     for (const [operationId, result] of answers) {
       const body = expectError(result, operationId, 400, "invalid request");
@@ -280,24 +276,24 @@ describe.each(ALL.map((name) => ({ name })))("contract suite on the $name", ({ n
       expectError(await send(), operationId, 401, "invalid token or unauthorized");
     }
     // Refused, so nothing changed.
-    expect(expectOk(await target.client().getAgentByNumber("1001"), "getAgentByNumber").paused_reason).not.toBe("contract suite");
+    expect(expectOk(await target.client().getAgentByNumber(pausable.number), "getAgentByNumber").paused_reason).not.toBe("contract suite");
   });
 
   // --- 403 -----------------------------------------------------------------
 
   check(STATEFUL, "(state) a token without the operation's ACL answers 403 insufficient permissions on every operation", [["listAgents", 403], ["getAgentById", 403], ["getAgentByNumber", 403], ["pauseAgentByNumber", 403]], async () => {
-    // May read agent 1001 by number, nothing else.
-    const client = target.client({ token: await target.createToken(["agentd.agents.by-number.1001.read"]) });
-    expectOk(await client.getAgentByNumber("1001"), "getAgentByNumber");
-    expectError(await client.getAgentByNumber("1002"), "getAgentByNumber", 403, "insufficient permissions");
+    // May read one agent by number, nothing else.
+    const client = target.client({ token: await target.createToken([`agentd.agents.by-number.${pausable.number}.read`]) });
+    expectOk(await client.getAgentByNumber(pausable.number), "getAgentByNumber");
+    expectError(await client.getAgentByNumber(away.number), "getAgentByNumber", 403, "insufficient permissions");
     expectError(await client.listAgents(), "listAgents", 403, "insufficient permissions");
-    expectError(await client.getAgentById(1), "getAgentById", 403, "insufficient permissions");
-    expectError(await client.pauseAgentByNumber("1001"), "pauseAgentByNumber", 403, "insufficient permissions");
+    expectError(await client.getAgentById(pausable.id), "getAgentById", 403, "insufficient permissions");
+    expectError(await client.pauseAgentByNumber(pausable.number), "pauseAgentByNumber", 403, "insufficient permissions");
 
     const reader = target.client({ token: await target.createToken(["agentd.agents.#"]) });
     expectOk(await reader.listAgents(), "listAgents");
     const pauser = target.client({ token: await target.createToken(["agentd.agents.by-number.*.pause.create"]) });
-    expectResult(await pauser.pauseAgentByNumber("1005", "allowed"), "pauseAgentByNumber", 204);
+    expectResult(await pauser.pauseAgentByNumber(bystander.number, "allowed"), "pauseAgentByNumber", 204);
     expectError(await pauser.listAgents(), "listAgents", 403, "insufficient permissions");
   });
 
@@ -312,26 +308,26 @@ describe.each(ALL.map((name) => ({ name })))("contract suite on the $name", ({ n
 
   check(STATEFUL, "(state) pausing a logged-out agent answers 409 not logged in and changes nothing", [["pauseAgentByNumber", 409]], async () => {
     const client = target.client();
-    const before = expectOk(await client.getAgentByNumber("1002"), "getAgentByNumber");
+    const before = expectOk(await client.getAgentByNumber(away.number), "getAgentByNumber");
     expect(before.logged).toBe(false);
-    expectError(await client.pauseAgentByNumber("1002", "lunch"), "pauseAgentByNumber", 409, "not logged in");
-    expectError(await client.pauseAgentByNumber("1002"), "pauseAgentByNumber", 409, "not logged in");
-    expect(expectOk(await client.getAgentByNumber("1002"), "getAgentByNumber")).toEqual(before);
+    expectError(await client.pauseAgentByNumber(away.number, "lunch"), "pauseAgentByNumber", 409, "not logged in");
+    expectError(await client.pauseAgentByNumber(away.number), "pauseAgentByNumber", 409, "not logged in");
+    expect(expectOk(await client.getAgentByNumber(away.number), "getAgentByNumber")).toEqual(before);
   });
 
   check(["server"], "(state) a body over the limit answers 413 payload too large and changes nothing", [["pauseAgentByNumber", 413]], async () => {
     const client = target.client();
-    const before = expectOk(await client.getAgentByNumber("1006"), "getAgentByNumber");
-    expectError(await client.pauseAgentByNumber("1005", "x".repeat(20_000)), "pauseAgentByNumber", 413, "payload too large");
+    const before = expectOk(await client.getAgentByNumber(offline.number), "getAgentByNumber");
+    expectError(await client.pauseAgentByNumber(bystander.number, "x".repeat(20_000)), "pauseAgentByNumber", 413, "payload too large");
     // Valid JSON, valid PauseRequest, only too big: the limit is on bytes.
-    expectError(await pauseRaw(client, "1006", `{"reason":"x"${" ".repeat(20_000)}}`), "pauseAgentByNumber", 413, "payload too large");
-    expect(expectOk(await client.getAgentByNumber("1006"), "getAgentByNumber")).toEqual(before);
+    expectError(await pauseRaw(client, offline.number, `{"reason":"x"${" ".repeat(20_000)}}`), "pauseAgentByNumber", 413, "payload too large");
+    expect(expectOk(await client.getAgentByNumber(offline.number), "getAgentByNumber")).toEqual(before);
   });
 
   check(["server", "mock"], "a body that is not JSON answers 415 unsupported media type", [["pauseAgentByNumber", 415]], async () => {
     const client = target.client();
-    expectError(await pauseRaw(client, "1005", "lunch", "text/plain"), "pauseAgentByNumber", 415, "unsupported media type");
-    expectError(await pauseRaw(client, "1005", "reason=lunch", "application/x-www-form-urlencoded"), "pauseAgentByNumber", 415, "unsupported media type");
+    expectError(await pauseRaw(client, bystander.number, "lunch", "text/plain"), "pauseAgentByNumber", 415, "unsupported media type");
+    expectError(await pauseRaw(client, bystander.number, "reason=lunch", "application/x-www-form-urlencoded"), "pauseAgentByNumber", 415, "unsupported media type");
   });
 
   // --- 429 and 503: targets with another server configuration ---------------
@@ -349,7 +345,7 @@ describe.each(ALL.map((name) => ({ name })))("contract suite on the $name", ({ n
 
     check(STATEFUL, "a token over its rate answers 429 too many requests with Retry-After, on every operation", [["listAgents", 429], ["getAgentById", 429], ["getAgentByNumber", 429], ["pauseAgentByNumber", 429]], async () => {
       const client = limited.client();
-      for (const [operationId, send] of everyOperation(client, 1, "1005")) {
+      for (const [operationId, send] of everyOperation(client, bystander.id, bystander.number)) {
         // The burst allows one request per second; a few in a row must hit the limit.
         let result = await send();
         for (let i = 0; i < 5 && result.status !== 429; i++) result = await send();
@@ -428,7 +424,7 @@ describe.each(ALL.map((name) => ({ name })))("contract suite on the $name", ({ n
       writeFileSync(spec, stringify(document));
       const strict = await target.withContract(spec);
       expect(strict.takeViolations()).toEqual([]);
-      const result = await strict.client().getAgentById(1);
+      const result = await strict.client().getAgentById(pausable.id);
       expect(result.status).toBe(500); // --errors: Prism's VIOLATIONS problem instead of the response
       const violations = strict.takeViolations();
       expect(violations.length).toBeGreaterThan(0);

@@ -6,6 +6,7 @@
 // prints the seed and the shrunk counterexample on failure);
 // AGENTD_FUZZ_BATCHES scales the main property (16 requests per batch).
 import fc from "fast-check";
+import { BASE_PATH } from "../server/contract.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectValid, loadContract } from "./helpers/contract.js";
 import {
@@ -21,7 +22,8 @@ import {
   type TokenName,
 } from "./helpers/fuzz-arbitraries.js";
 import { RawHttpsClient, header, requestBytes, type RawAnswer, type RawRequest } from "./helpers/raw-https.js";
-import { ADMIN_TOKEN, startTestServer, type TestServer } from "./helpers/server.js";
+import { suiteAgents } from "./helpers/agents.js";
+import { ADMIN_TOKEN, useTestServer } from "./helpers/server.js";
 
 const SEED = Number(process.env.AGENTD_FUZZ_SEED ?? 17_052_024);
 const BATCHES = Number(process.env.AGENTD_FUZZ_BATCHES ?? 320);
@@ -54,7 +56,7 @@ function describeAnswer(answer: RawAnswer): string {
 }
 
 describe("bad input: the fuzzer", () => {
-  let server: TestServer;
+  const server = useTestServer({ agents: suiteAgents() });
   let client: RawHttpsClient;
   let tokens: Record<TokenName, string>;
   let sent = 0;
@@ -74,8 +76,8 @@ describe("bad input: the fuzzer", () => {
     return expectValid(listSchema, answer.json, "GET /agents") as unknown[];
   }
 
+  // Runs after useTestServer's beforeAll: hooks run in the order they are registered.
   beforeAll(async () => {
-    server = await startTestServer();
     const url = new URL(server.url);
     client = new RawHttpsClient(url.hostname, Number(url.port), server.ca);
     const revoked = await server.createToken(["agentd.#"]);
@@ -95,7 +97,6 @@ describe("bad input: the fuzzer", () => {
 
   afterAll(async () => {
     client?.close();
-    await server?.close();
     const byStatus = [...statuses.entries()].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`).join(" ");
     console.log(`fuzz: seed ${SEED}, ${sent} generated requests over ${client?.opened ?? 0} TLS connections; statuses ${byStatus}`);
   });
@@ -199,13 +200,13 @@ describe("bad input: the fuzzer", () => {
         } else if (body !== undefined) {
           headers.push(["content-length", String(body.length)]);
         }
-        const answer = await send({ bytes: requestBytes("POST", `/1.0/agents/by-number/${p.number}/pause`, headers, payload), head: false });
+        const answer = await send({ bytes: requestBytes("POST", `${BASE_PATH}/agents/by-number/${p.number}/pause`, headers, payload), head: false });
         const after = await snapshot();
         const expected = before.map((agent) => {
           if (agent.number !== p.number || !agent.logged) return agent;
           return { ...agent, paused: true, paused_reason: p.form === "reason" && json !== undefined && json !== "" ? p.reason : null };
         });
-        if ((LOGGED_IN as readonly string[]).includes(p.number)) {
+        if (LOGGED_IN.includes(p.number)) {
           expect(answer.status, describeAnswer(answer)).toBe(204);
           expect(answer.body.length).toBe(0);
         } else {

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentRecord, AgentStatus } from "../server/store/agent-store.js";
 import { SqlAgentStore } from "../server/store/sql-agent-store.js";
 import { readOriginUuid } from "../server/store/deployment.js";
+import { loggedIn, loggedOut, paused } from "./helpers/agents.js";
 import { expectValid, loadContract } from "./helpers/contract.js";
 import { freshPostgres, postgresTestUrl, type TestDatabase } from "./helpers/databases.js";
 import { startTestServer, type Answer, type TestServer } from "./helpers/server.js";
@@ -21,17 +22,11 @@ import { startTestServer, type Answer, type TestServer } from "./helpers/server.
 const contract = loadContract();
 const pgUrl = postgresTestUrl();
 
-function agent(id: number, logged: boolean, paused = false, reason: string | null = null): AgentRecord {
-  const number = String(3000 + id);
-  return logged
-    ? { id, number, extension: number, context: "default", logged, paused, paused_reason: reason, state_interface: `PJSIP/a${id}` }
-    : { id, number, extension: null, context: null, logged, paused: false, paused_reason: null, state_interface: null };
-}
-
-// Every fourth agent is logged out; 3003 starts paused with a reason.
+// Numbers 3001 to 3012: every fourth agent is logged out; 3003 starts paused with a reason.
 const AGENTS: AgentRecord[] = Array.from({ length: 12 }, (_, i) => {
   const id = i + 1;
-  return id % 4 === 0 ? agent(id, false) : id === 3 ? agent(id, true, true, "initial") : agent(id, true);
+  const number = String(3000 + id);
+  return id % 4 === 0 ? loggedOut(id, number) : id === 3 ? paused(id, "initial", number) : loggedIn(id, number);
 });
 const UNKNOWN = ["3999", "4001", "30010"];
 const HOT = "3001";

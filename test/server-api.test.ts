@@ -1,11 +1,15 @@
 // The real server, in process: HTTPS on an ephemeral port, a fresh PGlite
 // data directory, response validation on. Every answer is checked against
-// openapi.yaml.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+// openapi.yaml. Each describe has its own server, loaded with its own agents
+// (SUITE_AGENTS), so no test depends on the demo seed or on another describe.
+import { describe, expect, it } from "vitest";
+import { BASE_PATH } from "../server/contract.js";
+import { SUITE_AGENTS, suiteAgents } from "./helpers/agents.js";
 import { loadContract, expectValid } from "./helpers/contract.js";
-import { startTestServer, type Answer, type TestServer } from "./helpers/server.js";
+import { useTestServer, type Answer, type TestServer } from "./helpers/server.js";
 
 const contract = loadContract();
+const { pausable, away, onBreak, bystander } = SUITE_AGENTS;
 const errorSchema = contract.schemaValidator("Error");
 
 /** Asserts the status, and that the body is what the contract documents for it. */
@@ -27,17 +31,12 @@ function expectError(answer: Answer, status: number, error: string): any {
 }
 
 describe("the server's four operations", () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
+  const server = useTestServer({ agents: suiteAgents() });
 
-  it("lists the demo agents in every state, with the deployment's origin_uuid", async () => {
+  it("lists exactly the agents the suite loaded, in every state, with the deployment's origin_uuid", async () => {
     const agents = expectAnswer(await server.call("GET", "/agents"), "listAgents", 200) as any[];
-    expect(agents.length).toBeGreaterThanOrEqual(3);
+    // The import replaced every demo agent: the server holds the suite's agents and nothing else.
+    expect(agents.map(({ origin_uuid: _, ...agent }) => agent)).toEqual(suiteAgents());
     expect(agents.map((a) => a.id)).toEqual([...agents.map((a) => a.id)].sort((a, b) => a - b));
     expect(new Set(agents.map((a) => a.origin_uuid)).size).toBe(1);
     expect(agents.some((a) => a.logged && !a.paused)).toBe(true);
@@ -46,7 +45,7 @@ describe("the server's four operations", () => {
   });
 
   it("gets an agent by id and by number", async () => {
-    const byId = expectAnswer(await server.call("GET", "/agents/by-id/1"), "getAgentById", 200);
+    const byId = expectAnswer(await server.call("GET", `/agents/by-id/${pausable.id}`), "getAgentById", 200);
     const byNumber = expectAnswer(await server.call("GET", `/agents/by-number/${byId.number}`), "getAgentByNumber", 200);
     expect(byNumber).toEqual(byId);
   });
@@ -59,23 +58,23 @@ describe("the server's four operations", () => {
   });
 
   it("pauses a logged-in agent with a reason, replaces the reason, and clears it without one", async () => {
-    expectAnswer(await server.call("POST", "/agents/by-number/1001/pause", { body: { reason: "coffee" } }), "pauseAgentByNumber", 204);
-    let agent = expectAnswer(await server.call("GET", "/agents/by-number/1001"), "getAgentByNumber", 200);
+    expectAnswer(await server.call("POST", `/agents/by-number/${pausable.number}/pause`, { body: { reason: "coffee" } }), "pauseAgentByNumber", 204);
+    let agent = expectAnswer(await server.call("GET", `/agents/by-number/${pausable.number}`), "getAgentByNumber", 200);
     expect(agent).toMatchObject({ paused: true, paused_reason: "coffee" });
 
-    expectAnswer(await server.call("POST", "/agents/by-number/1001/pause", { body: { reason: "training" } }), "pauseAgentByNumber", 204);
-    agent = (await server.call("GET", "/agents/by-number/1001")).json;
+    expectAnswer(await server.call("POST", `/agents/by-number/${pausable.number}/pause`, { body: { reason: "training" } }), "pauseAgentByNumber", 204);
+    agent = (await server.call("GET", `/agents/by-number/${pausable.number}`)).json;
     expect(agent).toMatchObject({ paused: true, paused_reason: "training" });
 
     // No body at all, then an empty object: both valid, both pause without a reason.
-    expectAnswer(await server.call("POST", "/agents/by-number/1001/pause"), "pauseAgentByNumber", 204);
-    agent = (await server.call("GET", "/agents/by-number/1001")).json;
+    expectAnswer(await server.call("POST", `/agents/by-number/${pausable.number}/pause`), "pauseAgentByNumber", 204);
+    agent = (await server.call("GET", `/agents/by-number/${pausable.number}`)).json;
     expect(agent).toMatchObject({ paused: true, paused_reason: null });
-    expectAnswer(await server.call("POST", "/agents/by-number/1001/pause", { body: {} }), "pauseAgentByNumber", 204);
+    expectAnswer(await server.call("POST", `/agents/by-number/${pausable.number}/pause`, { body: {} }), "pauseAgentByNumber", 204);
   });
 
   it("answers 409 not logged in when pausing a logged-out agent, and changes nothing", async () => {
-    const before = (await server.call("GET", "/agents/by-id/2")).json;
+    const before = (await server.call("GET", `/agents/by-id/${away.id}`)).json;
     expect(before.logged).toBe(false);
     const body = expectAnswer(
       await server.call("POST", `/agents/by-number/${before.number}/pause`, { body: { reason: "x" } }),
@@ -83,18 +82,12 @@ describe("the server's four operations", () => {
       409,
     );
     expect(body.error).toBe("not logged in");
-    expect((await server.call("GET", "/agents/by-id/2")).json).toEqual(before);
+    expect((await server.call("GET", `/agents/by-id/${away.id}`)).json).toEqual(before);
   });
 });
 
 describe("invalid requests", () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
+  const server = useTestServer({ agents: suiteAgents() });
 
   it.each(["abc", "0", "-1", "1.5", "2147483648", "99999999999999999999", "1e3", "0x10", "%201", "1%20"])("rejects agent_id %j with 400 naming the parameter", async (id) => {
     const body = expectAnswer(await server.call("GET", `/agents/by-id/${id}`), "getAgentById", 400);
@@ -115,14 +108,14 @@ describe("invalid requests", () => {
     ["an unknown field", { reason: "ok", until: "tomorrow" }],
     ["an array", ["lunch"]],
   ])("rejects a pause body with %s, and the agent is unchanged", async (_label, payload) => {
-    const before = (await server.call("GET", "/agents/by-number/1005")).json;
-    const body = expectAnswer(await server.call("POST", "/agents/by-number/1005/pause", { body: payload }), "pauseAgentByNumber", 400);
+    const before = (await server.call("GET", `/agents/by-number/${bystander.number}`)).json;
+    const body = expectAnswer(await server.call("POST", `/agents/by-number/${bystander.number}/pause`, { body: payload }), "pauseAgentByNumber", 400);
     expect(body.details?.[0]?.location).toBe("body");
-    expect((await server.call("GET", "/agents/by-number/1005")).json).toEqual(before);
+    expect((await server.call("GET", `/agents/by-number/${bystander.number}`)).json).toEqual(before);
   });
 
   it("rejects malformed JSON with 400", async () => {
-    const answer = await server.call("POST", "/agents/by-number/1005/pause", {
+    const answer = await server.call("POST", `/agents/by-number/${bystander.number}/pause`, {
       rawBody: '{"reason": "lunch',
       headers: { "content-type": "application/json" },
     });
@@ -130,21 +123,21 @@ describe("invalid requests", () => {
   });
 
   it("rejects a JSON null body with 400", async () => {
-    const answer = await server.call("POST", "/agents/by-number/1005/pause", { rawBody: "null", headers: { "content-type": "application/json" } });
+    const answer = await server.call("POST", `/agents/by-number/${bystander.number}/pause`, { rawBody: "null", headers: { "content-type": "application/json" } });
     expectAnswer(answer, "pauseAgentByNumber", 400);
   });
 
   it("rejects a body that is not JSON with 415, with or without a Content-Type", async () => {
     for (const headers of <Record<string, string>[]>[{ "content-type": "text/plain" }, { "content-type": "application/x-www-form-urlencoded" }, {}]) {
-      const answer = await server.call("POST", "/agents/by-number/1005/pause", { rawBody: "reason=lunch", headers });
+      const answer = await server.call("POST", `/agents/by-number/${bystander.number}/pause`, { rawBody: "reason=lunch", headers });
       expectError(answer, 415, "unsupported media type");
       expectAnswer(answer, "pauseAgentByNumber", 415);
     }
-    expect((await server.call("GET", "/agents/by-number/1005")).json.paused).toBe(false);
+    expect((await server.call("GET", `/agents/by-number/${bystander.number}`)).json.paused).toBe(false);
   });
 
   it("rejects a body over the limit with 413", async () => {
-    const answer = await server.call("POST", "/agents/by-number/1005/pause", { body: { reason: "x".repeat(20_000) } });
+    const answer = await server.call("POST", `/agents/by-number/${bystander.number}/pause`, { body: { reason: "x".repeat(20_000) } });
     expectAnswer(answer, "pauseAgentByNumber", 413);
     expect(answer.json.error).toBe("payload too large");
   });
@@ -156,7 +149,7 @@ describe("invalid requests", () => {
 
   it("answers 405 for a method the contract does not have, and 404 for an unknown route, with the Error body", async () => {
     expectError(await server.call("DELETE", "/agents"), 405, "method not allowed");
-    expectError(await server.call("PUT", "/agents/by-number/1001/pause", { body: {} }), 405, "method not allowed");
+    expectError(await server.call("PUT", `/agents/by-number/${pausable.number}/pause`, { body: {} }), 405, "method not allowed");
     expectError(await server.call("GET", "/agents/by-name/alice"), 404, "not found");
     expectError(await server.call("GET", "/../../etc/passwd"), 404, "not found");
     const outside = await server.call("GET", "/".repeat(1), { headers: {} });
@@ -166,25 +159,57 @@ describe("invalid requests", () => {
     expectError(root, 404, "not found");
   });
 
+  // RFC 9110 requires a 405 to name the methods the resource has. Every
+  // path of the contract, with each common method it does not document.
+  it.each(resourcesOfTheContract())("answers 405 with Allow: $allow on $path for every other method", async ({ path, allow }) => {
+    const concrete = path.replace(/\{(\w+)\}/g, (_, name: string) => {
+      const value = { agent_id: String(pausable.id), agent_number: pausable.number }[name];
+      if (value === undefined) throw new Error(`no test value for path parameter ${name}`);
+      return value;
+    });
+    const others = PROBED_METHODS.filter((method) => !allow.includes(method));
+    expect(others.length).toBeGreaterThan(0);
+    for (const method of others) {
+      const answer = await server.call(method, concrete, method === "GET" ? {} : { body: {} });
+      expectError(answer, 405, "method not allowed");
+      const header = String(answer.headers.allow ?? "");
+      expect(header.split(",").map((m) => m.trim()).filter(Boolean).sort(), `Allow on ${method} ${concrete}`).toEqual(allow);
+    }
+    // Nothing was paused on the way.
+    expect((await server.call("GET", `/agents/by-number/${pausable.number}`)).json.paused).toBe(false);
+  });
+
   it("ignores conditional headers: the API has no 304", async () => {
-    const answer = await server.call("GET", "/agents/by-id/1", { headers: { "if-none-match": "*" } });
+    const answer = await server.call("GET", `/agents/by-id/${bystander.id}`, { headers: { "if-none-match": "*" } });
     expectAnswer(answer, "getAgentById", 200);
   });
 
   it("rejects a reason with a NUL character with 400, not a database error", async () => {
-    const body = expectAnswer(await server.call("POST", "/agents/by-number/1005/pause", { body: { reason: "a\u0000b" } }), "pauseAgentByNumber", 400);
+    const body = expectAnswer(await server.call("POST", `/agents/by-number/${bystander.number}/pause`, { body: { reason: "a\u0000b" } }), "pauseAgentByNumber", 400);
     expect(body.details).toContainEqual(expect.objectContaining({ location: "body", path: "/reason" }));
   });
 
   it("sends a request id with every answer", async () => {
-    const answer = await server.call("GET", "/agents/by-id/1", { headers: { "x-request-id": "trace-me-42" } });
+    const answer = await server.call("GET", `/agents/by-id/${bystander.id}`, { headers: { "x-request-id": "trace-me-42" } });
     expect(answer.headers["x-request-id"]).toBe("trace-me-42");
     expect((await server.call("GET", "/agents")).headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/);
   });
 });
 
+const PROBED_METHODS = ["GET", "PUT", "POST", "DELETE", "PATCH"] as const;
+
+/** Each path of the contract with the methods it documents, upper case and sorted: what `Allow` must list. */
+function resourcesOfTheContract(): { path: string; allow: string[] }[] {
+  const byPath = new Map<string, string[]>();
+  for (const op of contract.operations()) {
+    byPath.set(op.path, [...(byPath.get(op.path) ?? []), op.method.toUpperCase()]);
+  }
+  return [...byPath].map(([path, methods]) => ({ path, allow: methods.sort() }));
+}
+
 async function fetchOutsideBase(server: TestServer, path: string): Promise<Answer> {
-  const base = server.url.replace(/\/1\.0$/, "");
+  const base = server.url.slice(0, -BASE_PATH.length);
+  expect(server.url.endsWith(BASE_PATH)).toBe(true);
   const { request } = await import("undici");
   const answer = await request(base + path, { headers: { "x-auth-token": "whatever" }, dispatcher: server.dispatcher });
   const text = await answer.body.text();
@@ -192,21 +217,15 @@ async function fetchOutsideBase(server: TestServer, path: string): Promise<Answe
 }
 
 describe("tokens and ACLs (embedded verifier)", () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
+  const server = useTestServer({ agents: suiteAgents() });
 
   it("answers 401 without a token, with an unknown token and with an empty one", async () => {
     for (const token of [null, "no-such-token", ""]) {
       for (const [method, path, operationId] of [
         ["GET", "/agents", "listAgents"],
-        ["GET", "/agents/by-id/1", "getAgentById"],
-        ["GET", "/agents/by-number/1001", "getAgentByNumber"],
-        ["POST", "/agents/by-number/1001/pause", "pauseAgentByNumber"],
+        ["GET", `/agents/by-id/${pausable.id}`, "getAgentById"],
+        ["GET", `/agents/by-number/${pausable.number}`, "getAgentByNumber"],
+        ["POST", `/agents/by-number/${pausable.number}/pause`, "pauseAgentByNumber"],
       ] as const) {
         const answer = await server.call(method, path, { token });
         expectAnswer(answer, operationId, 401);
@@ -230,33 +249,33 @@ describe("tokens and ACLs (embedded verifier)", () => {
   it("answers 403 insufficient permissions for a valid token without the operation's ACL", async () => {
     const readOnly = await server.createToken(["agentd.agents.read"]);
     expect((await server.call("GET", "/agents", { token: readOnly })).status).toBe(200);
-    expectAnswer(await server.call("GET", "/agents/by-id/1", { token: readOnly }), "getAgentById", 403);
-    const answer = await server.call("POST", "/agents/by-number/1001/pause", { token: readOnly, body: {} });
+    expectAnswer(await server.call("GET", `/agents/by-id/${pausable.id}`, { token: readOnly }), "getAgentById", 403);
+    const answer = await server.call("POST", `/agents/by-number/${pausable.number}/pause`, { token: readOnly, body: {} });
     expectAnswer(answer, "pauseAgentByNumber", 403);
     expect(answer.json.error).toBe("insufficient permissions");
   });
 
   it("fills path values into the ACL: a token for one agent cannot act on another", async () => {
-    const one = await server.createToken(["agentd.agents.by-number.1001.read", "agentd.agents.by-number.1001.pause.create"]);
-    expect((await server.call("GET", "/agents/by-number/1001", { token: one })).status).toBe(200);
-    expect((await server.call("POST", "/agents/by-number/1001/pause", { token: one })).status).toBe(204);
-    expectError(await server.call("GET", "/agents/by-number/1003", { token: one }), 403, "insufficient permissions");
-    expectError(await server.call("POST", "/agents/by-number/1003/pause", { token: one }), 403, "insufficient permissions");
+    const one = await server.createToken([`agentd.agents.by-number.${pausable.number}.read`, `agentd.agents.by-number.${pausable.number}.pause.create`]);
+    expect((await server.call("GET", `/agents/by-number/${pausable.number}`, { token: one })).status).toBe(200);
+    expect((await server.call("POST", `/agents/by-number/${pausable.number}/pause`, { token: one })).status).toBe(204);
+    expectError(await server.call("GET", `/agents/by-number/${onBreak.number}`, { token: one }), 403, "insufficient permissions");
+    expectError(await server.call("POST", `/agents/by-number/${onBreak.number}/pause`, { token: one }), 403, "insufficient permissions");
   });
 
   it("honours * (one segment) and # (any number of segments)", async () => {
     const star = await server.createToken(["agentd.agents.by-number.*.read"]);
-    expect((await server.call("GET", "/agents/by-number/1003", { token: star })).status).toBe(200);
-    expectError(await server.call("POST", "/agents/by-number/1003/pause", { token: star }), 403, "insufficient permissions");
-    expectError(await server.call("GET", "/agents/by-id/1", { token: star }), 403, "insufficient permissions");
+    expect((await server.call("GET", `/agents/by-number/${onBreak.number}`, { token: star })).status).toBe(200);
+    expectError(await server.call("POST", `/agents/by-number/${onBreak.number}/pause`, { token: star }), 403, "insufficient permissions");
+    expectError(await server.call("GET", `/agents/by-id/${pausable.id}`, { token: star }), 403, "insufficient permissions");
 
     const hash = await server.createToken(["agentd.agents.by-number.#"]);
-    expect((await server.call("GET", "/agents/by-number/1003", { token: hash })).status).toBe(200);
-    expect((await server.call("POST", "/agents/by-number/1005/pause", { token: hash })).status).toBe(204);
+    expect((await server.call("GET", `/agents/by-number/${onBreak.number}`, { token: hash })).status).toBe(200);
+    expect((await server.call("POST", `/agents/by-number/${bystander.number}/pause`, { token: hash })).status).toBe(204);
     expectError(await server.call("GET", "/agents", { token: hash }), 403, "insufficient permissions");
 
     const all = await server.createToken(["agentd.#"]);
-    expect((await server.call("GET", "/agents/by-id/1", { token: all })).status).toBe(200);
+    expect((await server.call("GET", `/agents/by-id/${pausable.id}`, { token: all })).status).toBe(200);
   });
 
   it("checks the token before the request: an invalid request without a token is a 401", async () => {
@@ -265,23 +284,20 @@ describe("tokens and ACLs (embedded verifier)", () => {
 });
 
 describe("rate limit and CORS", () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({
+  const server = useTestServer({
+    env: {
       AGENTD_RATE_LIMIT: "2",
       AGENTD_RATE_BURST: "3",
       AGENTD_CORS_ORIGINS: "https://supervisor.example",
-    });
-  });
-  afterAll(async () => {
-    await server?.close();
+    },
+    agents: suiteAgents(),
   });
 
   it("answers 429 with Retry-After once a token has used its burst, per token", async () => {
     const statuses: number[] = [];
     let limited: Answer | undefined;
     for (let i = 0; i < 8; i++) {
-      const answer = await server.call("GET", "/agents/by-id/1");
+      const answer = await server.call("GET", `/agents/by-id/${pausable.id}`);
       statuses.push(answer.status);
       if (answer.status === 429) limited ??= answer;
     }
@@ -293,11 +309,11 @@ describe("rate limit and CORS", () => {
 
     // Another token has its own budget.
     const other = await server.createToken(["agentd.#"]);
-    expect((await server.call("GET", "/agents/by-id/1", { token: other })).status).toBe(200);
+    expect((await server.call("GET", `/agents/by-id/${pausable.id}`, { token: other })).status).toBe(200);
   });
 
   it("allows the configured origin with Content-Type and X-Auth-Token, and no other origin", async () => {
-    const preflight = await server.call("OPTIONS", "/agents/by-number/1001/pause", {
+    const preflight = await server.call("OPTIONS", `/agents/by-number/${pausable.number}/pause`, {
       token: null,
       headers: {
         origin: "https://supervisor.example",
@@ -319,32 +335,26 @@ describe("rate limit and CORS", () => {
 });
 
 describe("with response validation off, as in production", () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({ AGENTD_VALIDATE_RESPONSES: "false" });
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
+  const server = useTestServer({ env: { AGENTD_VALIDATE_RESPONSES: "false" }, agents: suiteAgents() });
 
   it("sends the same contract bodies, and a change shows on the very next read", async () => {
     const list = expectAnswer(await server.call("GET", "/agents"), "listAgents", 200) as any[];
     expect(expectAnswer(await server.call("GET", "/agents"), "listAgents", 200)).toEqual(list);
-    const agent = expectAnswer(await server.call("GET", "/agents/by-number/1005"), "getAgentByNumber", 200);
+    const agent = expectAnswer(await server.call("GET", `/agents/by-number/${bystander.number}`), "getAgentByNumber", 200);
     expect(agent).toMatchObject({ paused: false, paused_reason: null });
     expect(expectAnswer(await server.call("GET", `/agents/by-id/${agent.id}`), "getAgentById", 200)).toEqual(agent);
 
-    expectAnswer(await server.call("POST", "/agents/by-number/1005/pause", { body: { reason: "cached?" } }), "pauseAgentByNumber", 204);
-    expect(expectAnswer(await server.call("GET", "/agents/by-number/1005"), "getAgentByNumber", 200)).toMatchObject({
+    expectAnswer(await server.call("POST", `/agents/by-number/${bystander.number}/pause`, { body: { reason: "cached?" } }), "pauseAgentByNumber", 204);
+    expect(expectAnswer(await server.call("GET", `/agents/by-number/${bystander.number}`), "getAgentByNumber", 200)).toMatchObject({
       paused: true,
       paused_reason: "cached?",
     });
     expect(expectAnswer(await server.call("GET", `/agents/by-id/${agent.id}`), "getAgentById", 200).paused_reason).toBe("cached?");
     const after = expectAnswer(await server.call("GET", "/agents"), "listAgents", 200) as any[];
-    expect(after.find((a) => a.number === "1005")).toMatchObject({ paused: true, paused_reason: "cached?" });
+    expect(after.find((a) => a.number === bystander.number)).toMatchObject({ paused: true, paused_reason: "cached?" });
 
-    expectAnswer(await server.call("POST", "/agents/by-number/1005/pause"), "pauseAgentByNumber", 204);
-    expect((await server.call("GET", "/agents/by-number/1005")).json.paused_reason).toBeNull();
+    expectAnswer(await server.call("POST", `/agents/by-number/${bystander.number}/pause`), "pauseAgentByNumber", 204);
+    expect((await server.call("GET", `/agents/by-number/${bystander.number}`)).json.paused_reason).toBeNull();
     expectError(await server.call("GET", "/agents/by-number/999"), 404, "no such agent");
   });
 });

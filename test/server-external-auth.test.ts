@@ -1,15 +1,15 @@
 // The server with AGENTD_AUTH_URL: tokens are checked by a real (small)
 // wazo-auth compatible HTTP service, with the ACL the contract names.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { suiteAgents } from "./helpers/agents.js";
 import { AuthService } from "./helpers/auth-service.js";
 import { loadContract, expectValid } from "./helpers/contract.js";
-import { startTestServer, type TestServer } from "./helpers/server.js";
+import { useTestServer } from "./helpers/server.js";
 
 const errorSchema = loadContract().schemaValidator("Error");
 
 describe("the server with an external auth service", () => {
   let auth: AuthService;
-  let server: TestServer;
 
   beforeAll(async () => {
     auth = new AuthService(
@@ -19,11 +19,14 @@ describe("the server with an external auth service", () => {
       ]),
     );
     await auth.start();
-    server = await startTestServer({ AGENTD_AUTH_URL: auth.url, AGENTD_ADMIN_TOKEN: "", AGENTD_AUTH_CACHE_TTL: "10s" });
   });
   afterAll(async () => {
-    await server?.close();
     await auth?.stop();
+  });
+  // Registered after the auth service's hooks: it starts once the service listens, and stops before it.
+  const server = useTestServer({
+    env: () => ({ AGENTD_AUTH_URL: auth.url, AGENTD_ADMIN_TOKEN: "", AGENTD_AUTH_CACHE_TTL: "10s" }),
+    agents: suiteAgents(),
   });
 
   it("asks the service with the operation's ACL, path values filled in", async () => {

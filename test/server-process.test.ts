@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import tls from "node:tls";
 import { Agent } from "undici";
+import { BASE_PATH } from "../server/contract.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminSocketPath } from "../server/admin/channel.js";
 import { callHttps } from "./helpers/https.js";
@@ -72,7 +73,7 @@ describe("agentd serve on the embedded defaults", () => {
 
   it("refuses a plain-HTTP request on its port", async () => {
     const outcome = await new Promise<string>((resolve) => {
-      const req = http.get({ host: "127.0.0.1", port, path: "/1.0/agents", timeout: 5_000 }, (res) =>
+      const req = http.get({ host: "127.0.0.1", port, path: `${BASE_PATH}/agents`, timeout: 5_000 }, (res) =>
         resolve(`answered ${res.statusCode}`),
       );
       req.on("error", (err) => resolve(`refused: ${err.message}`));
@@ -165,7 +166,7 @@ describe("agentd serve on the embedded defaults", () => {
     const answered = new Promise<number>((resolve, reject) => {
       const socket = tls.connect({ host: "127.0.0.1", port, ca, servername: "localhost" }, () => {
         socket.write(
-          `POST /1.0/agents/by-number/1001/pause HTTP/1.1\r\nHost: localhost\r\nX-Auth-Token: ${adminToken}\r\n` +
+          `POST ${BASE_PATH}/agents/by-number/1001/pause HTTP/1.1\r\nHost: localhost\r\nX-Auth-Token: ${adminToken}\r\n` +
             `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n` +
             body.slice(0, 5),
         );

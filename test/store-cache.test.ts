@@ -5,11 +5,12 @@ import type { Database, Sql } from "../server/db/sql.js";
 import { CachedAgentStore } from "../server/store/cached-agent-store.js";
 import { CachedTokenStore } from "../server/store/cached-token-store.js";
 import { SqlAgentStore } from "../server/store/sql-agent-store.js";
-import { DEMO_AGENTS } from "../server/store/seed.js";
 import { SqlTokenStore } from "../server/store/sql-token-store.js";
+import { loggedIn, SUITE_AGENTS, suiteAgents } from "./helpers/agents.js";
 import { freshPglite, type TestDatabase } from "./helpers/databases.js";
 
 const ORIGIN = "6f1c3c6e-2b7a-4f5e-9a0d-3c2b1a0f9e8d";
+const { pausable, away, onBreak, bystander } = SUITE_AGENTS;
 
 /** The real database, counting the statements that reach it. */
 function counting(db: Database): Sql & { count: number } {
@@ -33,7 +34,7 @@ describe("CachedAgentStore on PGlite", () => {
   beforeEach(async () => {
     testDb = await freshPglite();
     db = await testDb.openMigrated();
-    await new SqlAgentStore(db, ORIGIN).upsert(DEMO_AGENTS);
+    await new SqlAgentStore(db, ORIGIN).upsert(suiteAgents());
   });
   afterEach(async () => testDb.cleanup());
 
@@ -42,8 +43,8 @@ describe("CachedAgentStore on PGlite", () => {
     const direct = new SqlAgentStore(db, ORIGIN);
     const cached = new CachedAgentStore(new SqlAgentStore(sql, ORIGIN));
     expect(await cached.list()).toEqual(await direct.list());
-    expect(await cached.getById(3)).toEqual(await direct.getById(3));
-    expect(await cached.getByNumber("1005")).toEqual(await direct.getByNumber("1005"));
+    expect(await cached.getById(onBreak.id)).toEqual(await direct.getById(onBreak.id));
+    expect(await cached.getByNumber(bystander.number)).toEqual(await direct.getByNumber(bystander.number));
     expect(await cached.getById(999)).toBeUndefined();
     expect(await cached.getByNumber("999")).toBeUndefined();
     expect(sql.count).toBe(1);
@@ -54,22 +55,22 @@ describe("CachedAgentStore on PGlite", () => {
     const cached = new CachedAgentStore(new SqlAgentStore(db, ORIGIN));
     await cached.list();
     const outcomes = await Promise.all(
-      Array.from({ length: 60 }, (_, i) => cached.pause(["1001", "1002", "1005", "9999"][i % 4]!, i % 3 === 0 ? null : `reason ${i}`)),
+      Array.from({ length: 60 }, (_, i) => cached.pause([pausable.number, away.number, bystander.number, "9999"][i % 4]!, i % 3 === 0 ? null : `reason ${i}`)),
     );
     expect(new Set(outcomes)).toEqual(new Set(["paused", "not logged in", "no such agent"]));
     expect(await cached.list()).toEqual(await direct.list());
-    expect((await cached.getByNumber("1001"))?.paused).toBe(true);
-    expect(await cached.getByNumber("1002")).toEqual(await direct.getByNumber("1002"));
+    expect((await cached.getByNumber(pausable.number))?.paused).toBe(true);
+    expect(await cached.getByNumber(away.number)).toEqual(await direct.getByNumber(away.number));
   });
 
   it("reloads after an import, and after a failed one", async () => {
     const direct = new SqlAgentStore(db, ORIGIN);
     const cached = new CachedAgentStore(new SqlAgentStore(db, ORIGIN));
     await cached.list();
-    await cached.upsert([{ ...DEMO_AGENTS[0]!, id: 40, number: "4040" }]);
+    await cached.upsert([loggedIn(40, "4040")]);
     expect((await cached.getByNumber("4040"))?.id).toBe(40);
     // A duplicate number fails the whole import: nothing changes, and the cache still matches.
-    await expect(cached.upsert([{ ...DEMO_AGENTS[0]!, id: 41, number: "4040" }])).rejects.toThrow();
+    await expect(cached.upsert([loggedIn(41, "4040")])).rejects.toThrow();
     expect(await cached.list()).toEqual(await direct.list());
   });
 });

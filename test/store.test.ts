@@ -19,6 +19,7 @@ import { parseAgentImport } from "../server/admin/import-file.js";
 import { findContract } from "../server/contract.js";
 import { DEMO_AGENTS, seedDemoAgents } from "../server/store/seed.js";
 import { hashToken, SqlTokenStore } from "../server/store/sql-token-store.js";
+import { loggedIn, loggedOut } from "./helpers/agents.js";
 import { loadContract } from "./helpers/contract.js";
 import { availableKinds, freshPostgres, postgresTestUrl, type TestDatabase } from "./helpers/databases.js";
 
@@ -31,28 +32,6 @@ function expectContractStatus(value: unknown): void {
   expect(statusSchema.errors ?? [], JSON.stringify(value)).toEqual([]);
   expect(valid).toBe(true);
 }
-
-const loggedIn = (id: number, number = String(1000 + id)): AgentRecord => ({
-  id,
-  number,
-  extension: number,
-  context: "default",
-  logged: true,
-  paused: false,
-  paused_reason: null,
-  state_interface: `PJSIP/agent${id}`,
-});
-
-const loggedOut = (id: number, number = String(1000 + id)): AgentRecord => ({
-  id,
-  number,
-  extension: null,
-  context: null,
-  logged: false,
-  paused: false,
-  paused_reason: null,
-  state_interface: null,
-});
 
 async function resetAgents(db: Database, agents: readonly AgentRecord[] = DEMO_AGENTS): Promise<SqlAgentStore> {
   await db.query("DELETE FROM agents");

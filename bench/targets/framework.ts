@@ -1,13 +1,15 @@
 // The framework ceiling: what the chosen stack costs by itself. Express 5 and
-// express-openapi-validator on openapi.yaml with the same settings as the
-// shipped app (request validation, formats, JSON body parser, ETag and
-// X-Powered-By off), the security scheme answered by a trivial handler, and
+// express-openapi-validator on openapi.yaml with the shipped app's own
+// validator options (validatorOptions in server/http/app.ts; responses not
+// validated, as in production), the JSON body parser, ETag and X-Powered-By
+// off, the security scheme answered by a trivial handler, and
 // the same JSON bytes from memory. No auth, no store, no logging, no rate limit.
 import { readFileSync } from "node:fs";
 import https from "node:https";
 import express, { type NextFunction, type Request, type Response } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
-import { findContract } from "../../server/contract.js";
+import { BASE_PATH } from "../../server/contract.js";
+import { validatorOptions } from "../../server/http/app.js";
 import { buildPayloads, targetEnv } from "./payloads.js";
 
 const { port, cert, key } = targetEnv();
@@ -25,17 +27,8 @@ const app = express();
 app.disable("x-powered-by");
 app.set("etag", false);
 app.use(express.json({ limit: 16 * 1024, strict: true }));
-app.use(
-  OpenApiValidator.middleware({
-    apiSpec: findContract(),
-    validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false },
-    validateResponses: false,
-    validateSecurity: { handlers: { token: async () => true } },
-    validateFormats: true,
-    ajvFormats: { mode: "full" },
-    ignoreUndocumented: false,
-  }),
-);
+// The shipped validator settings; only the security scheme is answered by a trivial handler.
+app.use(OpenApiValidator.middleware(validatorOptions({ validateResponses: false }, { token: async () => true })));
 const api = express.Router();
 api.get("/agents", (_req, res) => send(res, payloads.list));
 api.get("/agents/by-id/:agent_id", (req, res) => send(res, payloads.byId.get(String(req.params.agent_id))));
@@ -44,7 +37,7 @@ api.post("/agents/by-number/:agent_number/pause", (req, res) => {
   if (payloads.pausable.has(String(req.params.agent_number))) res.status(204).end();
   else send(res, undefined);
 });
-app.use("/1.0", api);
+app.use(BASE_PATH, api);
 app.use((err: { status?: number; message?: string }, _req: Request, res: Response, _next: NextFunction) => {
   res.status(err.status ?? 500).json({ error: err.message ?? "error" });
 });

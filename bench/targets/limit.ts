@@ -3,13 +3,16 @@
 // only TLS, HTTP parsing and a map lookup.
 import { readFileSync } from "node:fs";
 import https from "node:https";
+import { BASE_PATH } from "../../server/contract.js";
 import { buildPayloads, targetEnv } from "./payloads.js";
 
 const { port, cert, key } = targetEnv();
 const payloads = buildPayloads();
-const BY_ID = "/1.0/agents/by-id/";
-const BY_NUMBER = "/1.0/agents/by-number/";
-const PAUSE = /^\/1\.0\/agents\/by-number\/([0-9]+)\/pause$/;
+// The contract's base path, read once at start-up: the request path stays a plain string compare.
+const LIST = `${BASE_PATH}/agents`;
+const BY_ID = `${BASE_PATH}/agents/by-id/`;
+const BY_NUMBER = `${BASE_PATH}/agents/by-number/`;
+const PAUSE_SUFFIX = "/pause";
 
 function json(res: import("node:http").ServerResponse, body: Buffer | undefined): void {
   if (body === undefined) {
@@ -24,12 +27,12 @@ const server = https.createServer(
   (req, res) => {
     const url = req.url ?? "/";
     if (req.method === "GET") {
-      if (url === "/1.0/agents") return json(res, payloads.list);
+      if (url === LIST) return json(res, payloads.list);
       if (url.startsWith(BY_ID)) return json(res, payloads.byId.get(url.slice(BY_ID.length)));
       if (url.startsWith(BY_NUMBER)) return json(res, payloads.byNumber.get(url.slice(BY_NUMBER.length)));
     } else if (req.method === "POST") {
-      const number = PAUSE.exec(url)?.[1];
-      if (number !== undefined) {
+      const number = url.startsWith(BY_NUMBER) && url.endsWith(PAUSE_SUFFIX) ? url.slice(BY_NUMBER.length, -PAUSE_SUFFIX.length) : undefined;
+      if (number !== undefined && /^[0-9]+$/.test(number)) {
         // Read the body as a real handler would, then answer.
         const chunks: Buffer[] = [];
         req.on("data", (chunk: Buffer) => chunks.push(chunk));

@@ -3,6 +3,8 @@
 // stays readable even for a 1 MiB body); `render` turns one into the exact
 // bytes sent on the wire.
 import fc from "fast-check";
+import { BASE_PATH } from "../../server/contract.js";
+import { suiteAgents } from "./agents.js";
 import { requestBytes, type RawRequest } from "./raw-https.js";
 
 /** Which credential a request carries; the fuzzer maps names to real tokens. */
@@ -35,9 +37,9 @@ export interface RequestSpec {
   body: BodySpec;
 }
 
-/** Agents of the demo seed, by state: only the logged-in ones can be paused. */
-export const LOGGED_IN = ["1001", "1003", "1004", "1005"] as const;
-export const LOGGED_OUT = ["1002", "1006"] as const;
+/** The fuzzed server's agents (it loads suiteAgents()), by state: only the logged-in ones can be paused. */
+export const LOGGED_IN: readonly string[] = suiteAgents().filter((a) => a.logged).map((a) => a.number);
+export const LOGGED_OUT: readonly string[] = suiteAgents().filter((a) => !a.logged).map((a) => a.number);
 export const UNKNOWN_NUMBERS = ["9999", "1000", "01001", "0"] as const;
 
 const METHODS = ["GET", "GET", "GET", "POST", "POST", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD"];
@@ -70,7 +72,7 @@ export const pathValue: fc.Arbitrary<string> = fc.oneof(
 );
 
 const segment: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom("agents", "by-id", "by-number", "pause", "1.0", "1.1", "v1", "", ".", "..", "admin", "health", "openapi.yaml", "%2e", "AGENTS", "Agents"),
+  fc.constantFrom("agents", "by-id", "by-number", "pause", BASE_PATH.slice(1), "1.1", "v1", "", ".", "..", "admin", "health", "openapi.yaml", "%2e", "AGENTS", "Agents"),
   pathValue,
 );
 
@@ -83,13 +85,13 @@ const query: fc.Arbitrary<string> = fc.oneof(
 /** Request targets: the contract's routes with hostile values, and routes off the contract. */
 export const target = (value: fc.Arbitrary<string>): fc.Arbitrary<string> =>
   fc.oneof(
-    { weight: 3, arbitrary: fc.tuple(fc.constantFrom("/1.0/agents", "/1.0/agents/", "/1.0//agents", "//1.0/agents", "/1.0/agents//", "/1.0/Agents", "/1.0/agents/.", "/1.0/./agents"), query).map(([p, q]) => p + q) },
-    { weight: 4, arbitrary: fc.tuple(value, fc.constantFrom("", "/", "//"), query).map(([v, tail, q]) => `/1.0/agents/by-id/${v}${tail}${q}`) },
-    { weight: 4, arbitrary: fc.tuple(value, fc.constantFrom("", "/", "//"), query).map(([v, tail, q]) => `/1.0/agents/by-number/${v}${tail}${q}`) },
-    { weight: 8, arbitrary: fc.tuple(value, fc.constantFrom("/pause", "/pause/", "//pause", "/pause/x", "/PAUSE", "/paus", "/pause/.."), query).map(([v, tail, q]) => `/1.0/agents/by-number/${v}${tail}${q}`) },
-    { weight: 1, arbitrary: fc.tuple(value, query).map(([v, q]) => `/1.0/agents/by-id/${v}/pause${q}`) },
+    { weight: 3, arbitrary: fc.tuple(fc.constantFrom(`${BASE_PATH}/agents`, `${BASE_PATH}/agents/`, `${BASE_PATH}//agents`, `/${BASE_PATH}/agents`, `${BASE_PATH}/agents//`, `${BASE_PATH}/Agents`, `${BASE_PATH}/agents/.`, `${BASE_PATH}/./agents`), query).map(([p, q]) => p + q) },
+    { weight: 4, arbitrary: fc.tuple(value, fc.constantFrom("", "/", "//"), query).map(([v, tail, q]) => `${BASE_PATH}/agents/by-id/${v}${tail}${q}`) },
+    { weight: 4, arbitrary: fc.tuple(value, fc.constantFrom("", "/", "//"), query).map(([v, tail, q]) => `${BASE_PATH}/agents/by-number/${v}${tail}${q}`) },
+    { weight: 8, arbitrary: fc.tuple(value, fc.constantFrom("/pause", "/pause/", "//pause", "/pause/x", "/PAUSE", "/paus", "/pause/.."), query).map(([v, tail, q]) => `${BASE_PATH}/agents/by-number/${v}${tail}${q}`) },
+    { weight: 1, arbitrary: fc.tuple(value, query).map(([v, q]) => `${BASE_PATH}/agents/by-id/${v}/pause${q}`) },
     { weight: 3, arbitrary: fc.tuple(fc.array(segment, { maxLength: 6 }), query).map(([s, q]) => "/" + s.join("/") + q) },
-    { weight: 1, arbitrary: fc.constantFrom("*", "/", "/1.0", "/1.0/", "http://127.0.0.1/1.0/agents", "https://evil.example/1.0/agents", "/%2e%2e/1.0/agents", "/1.0/agents%00", "/1.0%2Fagents") },
+    { weight: 1, arbitrary: fc.constantFrom("*", "/", BASE_PATH, `${BASE_PATH}/`, `http://127.0.0.1${BASE_PATH}/agents`, `https://evil.example${BASE_PATH}/agents`, `/%2e%2e${BASE_PATH}/agents`, `${BASE_PATH}/agents%00`, `${BASE_PATH}%2Fagents`) },
   );
 
 export const tokenSpec: fc.Arbitrary<TokenSpec> = fc.oneof(
@@ -257,7 +259,7 @@ const nearlyValid: fc.Arbitrary<RequestSpec> = fc
     body: bodySpec,
   })
   .map(({ route, value, query, ...rest }): RequestSpec => {
-    const path = { list: "/1.0/agents", "by-id": `/1.0/agents/by-id/${value}`, "by-number": `/1.0/agents/by-number/${value}`, pause: `/1.0/agents/by-number/${value}/pause` }[route];
+    const path = { list: `${BASE_PATH}/agents`, "by-id": `${BASE_PATH}/agents/by-id/${value}`, "by-number": `${BASE_PATH}/agents/by-number/${value}`, pause: `${BASE_PATH}/agents/by-number/${value}/pause` }[route];
     return { method: route === "pause" ? "POST" : "GET", target: path + query, ...rest };
   });
 
@@ -294,7 +296,7 @@ export const malformedSpec: fc.Arbitrary<MalformedSpec> = fc.oneof(
 export function renderMalformed(spec: MalformedSpec, token: string): Buffer {
   const { flaw, detail } = spec;
   let method = "GET";
-  let target = "/1.0/agents";
+  let target = `${BASE_PATH}/agents`;
   let version = "HTTP/1.1";
   const lines: string[] = [];
   let body = "";
@@ -307,7 +309,7 @@ export function renderMalformed(spec: MalformedSpec, token: string): Buffer {
       host(), auth();
       break;
     case "raw path":
-      target = `/1.0/agents/by-number/${detail}`;
+      target = `${BASE_PATH}/agents/by-number/${detail}`;
       host(), auth();
       break;
     case "control in header value":
@@ -324,14 +326,14 @@ export function renderMalformed(spec: MalformedSpec, token: string): Buffer {
       break;
     case "content-length":
       method = "POST";
-      target = "/1.0/agents/by-number/1002/pause";
+      target = `${BASE_PATH}/agents/by-number/${LOGGED_OUT[0]}/pause`;
       host(), auth();
       lines.push("Content-Type: application/json", `Content-Length: ${detail}`);
       body = "{}";
       break;
     case "framing":
       method = "POST";
-      target = "/1.0/agents/by-number/1002/pause";
+      target = `${BASE_PATH}/agents/by-number/${LOGGED_OUT[0]}/pause`;
       host(), auth();
       lines.push("Content-Type: application/json");
       body = "2\r\n{}\r\n0\r\n\r\n";
@@ -363,7 +365,7 @@ export function renderMalformed(spec: MalformedSpec, token: string): Buffer {
     case "size":
       host(), auth();
       if (detail === "huge header") lines.push(`X-Big: ${"b".repeat(20_000)}`);
-      if (detail === "huge path") target = `/1.0/agents/by-number/${"9".repeat(20_000)}`;
+      if (detail === "huge path") target = `${BASE_PATH}/agents/by-number/${"9".repeat(20_000)}`;
       if (detail === "many headers") for (let i = 0; i < 3000; i++) lines.push(`X-H${i}: ${i}`);
       break;
   }

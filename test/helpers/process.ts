@@ -12,6 +12,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { Agent } from "undici";
+import { envWithoutAgentd } from "./child-env.js";
 import { repoRoot } from "./contract.js";
 import { callHttps, type Answer, type CallOptions } from "./https.js";
 
@@ -59,11 +60,7 @@ process.once("exit", () => {
 
 /** The test runner's environment without its own AGENTD_* variables, then the defaults, then `env`. */
 function agentdEnv(defaults: Record<string, string>, env: Record<string, string>): NodeJS.ProcessEnv {
-  const childEnv: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (!name.startsWith("AGENTD_")) childEnv[name] = value;
-  }
-  return Object.assign(childEnv, defaults, env);
+  return { ...envWithoutAgentd(), ...defaults, ...env };
 }
 
 /**

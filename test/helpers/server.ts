@@ -3,11 +3,15 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { pino } from "pino";
 import { Agent } from "undici";
+import { afterAll, beforeAll } from "vitest";
 import { adminSocketPath, callAdminChannel } from "../../server/admin/channel.js";
 import type { Config } from "../../server/config/config.js";
 import { loadConfig } from "../../server/config/load.js";
 import { openPostgres } from "../../server/db/postgres.js";
 import { startServer, type RunningServer } from "../../server/serve.js";
+import type { AgentRecord } from "../../server/store/agent-store.js";
+import { readOriginUuid } from "../../server/store/deployment.js";
+import { SqlAgentStore } from "../../server/store/sql-agent-store.js";
 import { SqlTokenStore } from "../../server/store/sql-token-store.js";
 import { callHttps, type Answer, type CallOptions } from "./https.js";
 
@@ -33,9 +37,11 @@ export interface TestServer {
 /**
  * Starts the real server (HTTPS on an ephemeral port, response validation on)
  * exactly as `agentd serve` does, on a fresh PGlite data directory unless
- * the caller passes its own environment.
+ * the caller passes its own environment. `agents`, when given, are loaded
+ * before it is handed over: `agentd import` through the admin socket, or the
+ * store on PostgreSQL (where no demo agents are seeded).
  */
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(env: Record<string, string> = {}, agents?: readonly AgentRecord[]): Promise<TestServer> {
   const ownDataDir = env.AGENTD_DATA_DIR === undefined ? mkdtempSync(path.join(tmpdir(), "agentd-test-")) : null;
   const result = loadConfig({
     AGENTD_PORT: "0",
@@ -80,7 +86,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     }
   }
 
-  return {
+  const server: TestServer = {
     url: running.url,
     config,
     running,
@@ -105,6 +111,83 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
       await running.close();
       await dispatcher.close();
       removeOwnDataDir();
+    },
+  };
+  if (agents !== undefined) {
+    try {
+      await loadAgents(config, agents);
+    } catch (err) {
+      await server.close();
+      throw err;
+    }
+  }
+  return server;
+}
+
+async function loadAgents(config: Config, agents: readonly AgentRecord[]): Promise<void> {
+  if (config.databaseUrl) {
+    const db = await openPostgres(config.databaseUrl, { timeoutMs: 5000 });
+    try {
+      await new SqlAgentStore(db, await readOriginUuid(db, config.originUuid)).upsert(agents);
+    } finally {
+      await db.close();
+    }
+    return;
+  }
+  const answer = await callAdminChannel(adminSocketPath(config.dataDir), { op: "import", text: JSON.stringify(agents) });
+  if (!answer?.ok || answer.imported !== agents.length) throw new Error(`import failed: ${JSON.stringify(answer)}`);
+}
+
+export interface TestServerOptions {
+  /** AGENTD_* settings on top of the test defaults; a function is called when the server starts, for values known only then (another service's URL). */
+  env?: Record<string, string> | (() => Record<string, string>);
+  /** Agents to load before the first test (see startTestServer). */
+  agents?: readonly AgentRecord[];
+}
+
+/**
+ * One server for the enclosing describe: started in beforeAll, closed in
+ * afterAll. The handle delegates to that server, so tests write
+ * `server.call(...)` as with startTestServer; touching it outside a test or
+ * hook (before beforeAll ran) throws.
+ */
+export function useTestServer(options: TestServerOptions = {}): TestServer {
+  let current: TestServer | undefined;
+  beforeAll(async () => {
+    const env = typeof options.env === "function" ? options.env() : options.env;
+    current = await startTestServer(env, options.agents);
+  });
+  afterAll(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  const started = (): TestServer => {
+    if (current === undefined) throw new Error("the test server runs only between this describe's beforeAll and afterAll");
+    return current;
+  };
+  return {
+    get url() {
+      return started().url;
+    },
+    get config() {
+      return started().config;
+    },
+    get running() {
+      return started().running;
+    },
+    get ca() {
+      return started().ca;
+    },
+    get dispatcher() {
+      return started().dispatcher;
+    },
+    call: (method, pathAndQuery, callOptions) => started().call(method, pathAndQuery, callOptions),
+    createToken: (acls, ttlSeconds) => started().createToken(acls, ttlSeconds),
+    revokeToken: (token) => started().revokeToken(token),
+    // afterAll closes it; a test closing it early leaves afterAll nothing to do.
+    close: async () => {
+      await current?.close();
+      current = undefined;
     },
   };
 }

@@ -1,6 +1,6 @@
-// The three places the contract suite (test/contract-suite.test.ts) runs its
-// behaviour tests, behind one interface, so each test is written once,
-// through the typed client:
+// The places the client-level suites (test/contract-suite.test.ts,
+// test/client.test.ts) run their behaviour tests, behind one interface, so
+// each test is written once, through the typed client:
 //
 // - "server": the real server in process (HTTPS, fresh PGlite, test tokens);
 // - "mock":   a real `prism mock openapi.yaml` process, which knows no state
@@ -10,14 +10,23 @@
 //             a real server. Every answer that passes through it is recorded,
 //             and `violations()` lists whatever Prism flagged: an
 //             `sl-violations` header, a Prism problem+json answer, or a
-//             violation/error line in Prism's log.
+//             violation/error line in Prism's log;
+// - "external": a server this process did not start (a URL and a token), for
+//             running the client suite against a real deployment.
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { createAgentdClient, type AgentdClient } from "../../client/index.js";
+import { createAgentdClient, type AgentdClient, type FetchLike } from "../../client/index.js";
+import { createTrustingFetch } from "../../client/node-tls.js";
+import type { AgentRecord } from "../../server/store/agent-store.js";
 import { startPrism, type PrismHandle } from "./prism.js";
 import { ADMIN_TOKEN, startTestServer, type TestServer } from "./server.js";
 
 export type TargetName = "server" | "mock" | "proxy";
+
+export interface TargetOptions {
+  /** Agents the server behind the target is loaded with before the tests (server and proxy; the mock has none). */
+  agents?: readonly AgentRecord[];
+}
 
 export interface ClientOptions {
   /** Token to send instead of the target's all-powerful one. */
@@ -29,9 +38,15 @@ export interface ClientOptions {
 }
 
 export interface Target {
-  name: TargetName;
+  name: TargetName | "external";
   /** The target keeps state: a pause is visible on the next read, unknown agents are 404s, tokens are checked. */
   stateful: boolean;
+  /** The base URL its clients use (Prism serves the contract's paths without the base path). */
+  url: string;
+  /** The token its clients send unless told otherwise. */
+  token: string;
+  /** What to trust for its HTTPS certificate (a PEM file, or for an external server whatever was given); null over plain HTTP. */
+  ca: string | null;
   client(options?: ClientOptions): AgentdClient;
   /** A token with exactly these ACLs (stateful targets only). */
   createToken(acls: string[]): Promise<string>;
@@ -44,15 +59,16 @@ export interface Target {
   close(): Promise<void>;
 }
 
-/** Lets a test rewrite the headers of every request the client sends. */
+/** A fetch that lets a test rewrite the headers of every request before `base` sends it. */
 function headerFetch(
+  base: FetchLike,
   rewrite: (headers: Headers) => void,
   onResponse: (request: Request, response: Response) => void = () => {},
-): (request: Request) => Promise<Response> {
+): FetchLike {
   return async (request) => {
     const headers = new Headers(request.headers);
     rewrite(headers);
-    const response = await fetch(new Request(request, { headers }));
+    const response = await base(new Request(request, { headers }));
     onResponse(request, response);
     return response;
   };
@@ -65,46 +81,60 @@ function rewriter(options: ClientOptions): (headers: Headers) => void {
   };
 }
 
-/** Tracks clients so close() can release their connection pools. */
+/** Tracks clients and fetches so close() can release their connection pools. */
 function clientPool() {
-  const clients: AgentdClient[] = [];
+  const closers: (() => Promise<void>)[] = [];
   return {
     add(client: AgentdClient): AgentdClient {
-      clients.push(client);
+      closers.push(() => client.close());
       return client;
     },
-    closeAll: () => Promise.all(clients.splice(0).map((c) => c.close())),
+    /** The client's own trusting fetch (client/node-tls.ts), for requests a test rewrites: a custom fetch cannot be combined with `ca`. */
+    async trusting(ca: string): Promise<FetchLike> {
+      const trusting = await createTrustingFetch(ca);
+      closers.push(() => trusting.close());
+      return trusting;
+    },
+    closeAll: async () => {
+      await Promise.all(closers.splice(0).map((close) => close()));
+    },
   };
 }
 
-export async function startServerTarget(env: Record<string, string> = {}): Promise<Target> {
-  const server = await startTestServer(env);
-  return serverTarget(server);
+/** Only the mock understands `Prefer`. */
+function refusePrefer(options: ClientOptions): void {
+  if (options.prefer !== undefined) throw new Error("Prefer only makes sense against the mock");
 }
 
-function serverTarget(server: TestServer): Target {
+export async function startServerTarget(env: Record<string, string> = {}, options: TargetOptions = {}): Promise<Target> {
+  const server = await startTestServer(env, options.agents);
+  try {
+    return serverTarget(server, options, await createTrustingFetch(server.ca));
+  } catch (error) {
+    await server.close();
+    throw error;
+  }
+}
+
+function serverTarget(server: TestServer, options: TargetOptions, trusting: FetchLike & { close(): Promise<void> }): Target {
   const pool = clientPool();
   const variants: Target[] = [];
   return {
     name: "server",
     stateful: true,
-    client(options = {}) {
-      if (options.prefer !== undefined) throw new Error("Prefer only makes sense against the mock");
-      if (options.noToken) {
-        // A custom fetch cannot be combined with `ca`: use the server's own dispatcher.
-        return pool.add(
-          createAgentdClient({
-            baseUrl: server.url,
-            token: "unused",
-            fetch: dispatcherFetch(server, rewriter(options)),
-          }),
-        );
+    url: server.url,
+    token: ADMIN_TOKEN,
+    ca: server.running.certPath,
+    client(clientOptions = {}) {
+      refusePrefer(clientOptions);
+      if (clientOptions.noToken) {
+        return pool.add(createAgentdClient({ baseUrl: server.url, token: "unused", fetch: headerFetch(trusting, rewriter(clientOptions)) }));
       }
-      return pool.add(createAgentdClient({ baseUrl: server.url, token: options.token ?? ADMIN_TOKEN, ca: server.ca }));
+      return pool.add(createAgentdClient({ baseUrl: server.url, token: clientOptions.token ?? ADMIN_TOKEN, ca: server.ca }));
     },
     createToken: (acls) => server.createToken(acls),
     async variant(env) {
-      const v = await startServerTarget({ ...sameTls(server), ...env });
+      const v = await startServerTarget({ ...sameTls(server), ...env }, options);
       variants.push(v);
       return v;
     },
@@ -115,29 +145,46 @@ function serverTarget(server: TestServer): Target {
     async close() {
       await Promise.all(variants.map((v) => v.close()));
       await pool.closeAll();
+      await trusting.close();
       await server.close();
     },
   };
 }
 
-// undici's fetch with the test server's dispatcher (which trusts its certificate).
-function dispatcherFetch(server: TestServer, rewrite: (headers: Headers) => void): (request: Request) => Promise<Response> {
-  return async (request) => {
-    const { fetch: undiciFetch } = await import("undici");
-    const headers = new Headers(request.headers);
-    rewrite(headers);
-    const pairs: [string, string][] = [];
-    headers.forEach((value, name) => pairs.push([name, value]));
-    const hasBody = request.method !== "GET" && request.method !== "HEAD";
-    const response = await undiciFetch(request.url, {
-      method: request.method,
-      headers: pairs,
-      body: hasBody ? await request.arrayBuffer() : undefined,
-      dispatcher: server.dispatcher,
-    });
-    return response as unknown as Response;
+/**
+ * A server this process did not start, at `url` with `token` (trusting `ca`,
+ * a PEM string or file, when given). It keeps state, but the test knows
+ * neither its agents nor how to make tokens.
+ */
+export async function startExternalTarget(url: string, token: string, ca?: string): Promise<Target> {
+  const pool = clientPool();
+  // What a rewritten request goes through: the client's own trusting fetch when there is a CA.
+  const base = ca === undefined ? globalFetch : await pool.trusting(ca);
+  const unsupported = (what: string) => async (): Promise<never> => {
+    throw new Error(`an external server: this test cannot ${what}`);
+  };
+  return {
+    name: "external",
+    stateful: true,
+    url,
+    token,
+    ca: ca ?? null,
+    client(options = {}) {
+      refusePrefer(options);
+      const clientToken = options.token ?? token;
+      if (options.noToken) return pool.add(createAgentdClient({ baseUrl: url, token: clientToken, fetch: headerFetch(base, rewriter(options)) }));
+      return pool.add(createAgentdClient({ baseUrl: url, token: clientToken, ...(ca === undefined ? {} : { ca }) }));
+    },
+    createToken: unsupported("create tokens"),
+    variant: unsupported("reconfigure it"),
+    withContract: unsupported("validate it against another contract"),
+    takeViolations: () => [],
+    close: () => pool.closeAll(),
   };
 }
+
+/** Prism checks only that a token is present. */
+const MOCK_TOKEN = "mock-token";
 
 export async function startMockTarget(): Promise<Target> {
   const prism = await startPrism({ mode: "mock" });
@@ -145,9 +192,12 @@ export async function startMockTarget(): Promise<Target> {
   return {
     name: "mock",
     stateful: false,
+    url: prism.url,
+    token: MOCK_TOKEN,
+    ca: null,
     client(options = {}) {
       return pool.add(
-        createAgentdClient({ baseUrl: prism.url, token: options.token ?? "mock-token", fetch: headerFetch(rewriter(options)) }),
+        createAgentdClient({ baseUrl: prism.url, token: options.token ?? MOCK_TOKEN, fetch: headerFetch(globalFetch, rewriter(options)) }),
       );
     },
     createToken: async () => {
@@ -176,12 +226,12 @@ const PRISM_PROBLEM_LINE = /Violation:|VIOLATIONS|Request terminated with error|
 // line can arrive after startPrism returns. The suite never requests `/`.
 const STARTUP_PROBE = /\[HTTP SERVER\] get \/ .*NO_PATH_MATCHED_ERROR/;
 
-export async function startProxyTarget(env: Record<string, string> = {}): Promise<Target> {
-  return proxyInFront(await startTestServer(env), true);
+export async function startProxyTarget(env: Record<string, string> = {}, options: TargetOptions = {}): Promise<Target> {
+  return proxyInFront(await startTestServer(env, options.agents), options, true);
 }
 
 /** A Prism proxy in front of `server`; closes the server too when it owns it. */
-async function proxyInFront(server: TestServer, ownsServer: boolean, spec?: string): Promise<Target> {
+async function proxyInFront(server: TestServer, options: TargetOptions, ownsServer: boolean, spec?: string): Promise<Target> {
   let prism: PrismHandle;
   try {
     prism = await startPrism({
@@ -212,24 +262,27 @@ async function proxyInFront(server: TestServer, ownsServer: boolean, spec?: stri
   return {
     name: "proxy",
     stateful: true,
-    client(options = {}) {
-      if (options.prefer !== undefined) throw new Error("Prefer only makes sense against the mock");
+    url: prism.url,
+    token: ADMIN_TOKEN,
+    ca: null,
+    client(clientOptions = {}) {
+      refusePrefer(clientOptions);
       return pool.add(
         createAgentdClient({
           baseUrl: prism.url,
-          token: options.token ?? ADMIN_TOKEN,
-          fetch: headerFetch(rewriter(options), record),
+          token: clientOptions.token ?? ADMIN_TOKEN,
+          fetch: headerFetch(globalFetch, rewriter(clientOptions), record),
         }),
       );
     },
     createToken: (acls) => server.createToken(acls),
     async variant(env) {
-      const v = await proxyInFront(await startTestServer({ ...sameTls(server), ...env }), true, spec);
+      const v = await proxyInFront(await startTestServer({ ...sameTls(server), ...env }, options.agents), options, true, spec);
       variants.push(v);
       return v;
     },
     async withContract(otherSpec) {
-      const v = await proxyInFront(server, false, otherSpec);
+      const v = await proxyInFront(server, options, false, otherSpec);
       variants.push(v);
       return v;
     },
@@ -260,8 +313,24 @@ function sameTls(server: TestServer): Record<string, string> {
   return existsSync(key) ? { AGENTD_TLS_CERT: server.running.certPath, AGENTD_TLS_KEY: key } : {};
 }
 
-export function startTarget(name: TargetName): Promise<Target> {
-  if (name === "server") return startServerTarget();
-  if (name === "mock") return startMockTarget();
-  return startProxyTarget();
+/**
+ * The client suites' stateless target (test/client.test.ts, test/agentctl.test.ts):
+ * a running server when AGENTD_CLIENT_TEST_URL and AGENTD_CLIENT_TEST_TOKEN
+ * (optional AGENTD_CLIENT_TEST_CA) are set, else the Prism mock.
+ */
+export function startMockOrExternalTarget(): Promise<Target> {
+  const url = process.env.AGENTD_CLIENT_TEST_URL;
+  if (!url) return startMockTarget();
+  const token = process.env.AGENTD_CLIENT_TEST_TOKEN;
+  if (!token) throw new Error("AGENTD_CLIENT_TEST_URL is set but AGENTD_CLIENT_TEST_TOKEN is not");
+  return startExternalTarget(url, token, process.env.AGENTD_CLIENT_TEST_CA || undefined);
 }
+
+export function startTarget(name: TargetName, options: TargetOptions = {}): Promise<Target> {
+  if (name === "server") return startServerTarget({}, options);
+  if (name === "mock") return startMockTarget();
+  return startProxyTarget({}, options);
+}
+
+// Looked up per call, as the client does, so a test that replaces it is honoured.
+const globalFetch: FetchLike = (request) => fetch(request);
