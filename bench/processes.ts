@@ -28,9 +28,9 @@ export interface SpawnOptions {
   env?: NodeJS.ProcessEnv;
   cwd?: string;
   /** File that receives stdout; "ignore" for /dev/null, "pipe" to read it. */
-  stdout: string | "ignore" | "pipe";
+  stdout: string;
   /** File that receives stderr; "pipe" to read it. */
-  stderr: string | "pipe";
+  stderr: string;
 }
 
 /** Starts `command args` pinned to one core (taskset execs it, so the pid is the program's own). */
@@ -100,7 +100,7 @@ export async function waitFor(
   options: { status: number; headers?: Record<string, string>; ca?: string; timeoutMs: number; intervalMs?: number; child?: ChildProcess },
 ): Promise<number> {
   const started = performance.now();
-  let last = "no answer yet";
+  let last: string;
   for (;;) {
     if (options.child && options.child.exitCode !== null) throw new Error(`${url}: the process exited (${options.child.exitCode}) before answering`);
     try {

@@ -195,7 +195,7 @@ async function main(): Promise<void> {
       postgresNote = `PostgreSQL target not run: cannot create a database on ${postgresUrl} (${database.reason})`;
       log(postgresNote);
     } else {
-      dropDatabase = database.drop;
+      dropDatabase = () => database.drop();
       await runToEnd(process.execPath, [cli, "import", agentsFile], {
         core: null,
         cwd: work,

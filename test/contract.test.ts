@@ -227,7 +227,7 @@ function checkAgentStatus(c: Contract): string[] {
 
 /** Releases listed in the `| Release | Change |` table of info.description. */
 function historyReleases(description: unknown): string[] {
-  const lines = String(description ?? "").split("\n").map((l) => l.trim());
+  const lines = (typeof description === "string" ? description : "").split("\n").map((l) => l.trim());
   const header = lines.findIndex((l) => /^\|\s*Release\s*\|\s*Change\s*\|$/.test(l));
   if (header < 0) return [];
   const releases: string[] = [];

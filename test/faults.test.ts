@@ -55,7 +55,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function until(limitMs: number, what: string, fn: () => Promise<boolean>): Promise<number> {
   const start = performance.now();
   for (;;) {
-    let done = false;
+    let done: boolean;
     try {
       done = await fn();
     } catch {
@@ -149,7 +149,7 @@ describe("kill -9 right after a 204 pause", () => {
       }
     })();
     // Kill at a moment unrelated to the requests, once some pauses went through.
-    await until(30_000, "first pauses", async () => acknowledged !== null && Number(/\d+/.exec(acknowledged)![0]) >= 5);
+    await until(30_000, "first pauses", () => Promise.resolve(acknowledged !== null && Number(/\d+/.exec(acknowledged)![0]) >= 5));
     await sleep(Math.floor(Math.random() * 50));
     await agentd.kill("SIGKILL");
     stop = true;

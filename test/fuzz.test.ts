@@ -95,7 +95,7 @@ describe("bad input: the fuzzer", () => {
     };
   });
 
-  afterAll(async () => {
+  afterAll(() => {
     client?.close();
     const byStatus = [...statuses.entries()].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`).join(" ");
     console.log(`fuzz: seed ${SEED}, ${sent} generated requests over ${client?.opened ?? 0} TLS connections; statuses ${byStatus}`);

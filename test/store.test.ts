@@ -47,7 +47,7 @@ if (missing.length > 0) {
   console.warn(`store.test.ts: skipping ${missing.join(", ")}: set AGENTD_TEST_DATABASE_URL to run it`);
 }
 
-describe.each(kinds)("store on $kind", ({ kind, fresh, available }) => {
+describe.each(kinds)("store on $kind", ({ fresh, available }) => {
   let t: TestDatabase;
   let db: Database;
 
@@ -323,7 +323,7 @@ describe("import file validation", () => {
     const { tmpdir } = await import("node:os");
     const original = await readFile(path.join(repoRoot, "openapi.yaml"), "utf8");
     const yaml = original.replace(
-      /(\n    AgentNumber:\n      type: string\n      pattern: )"\^\[0-9\]\+\$"/,
+      /(\n {4}AgentNumber:\n {6}type: string\n {6}pattern: )"\^\[0-9\]\+\$"/,
       '$1"^[0-9a-z]+$"',
     );
     expect(yaml).not.toBe(original);
@@ -400,7 +400,7 @@ describe.skipIf(postgresTestUrl() === undefined)("PostgreSQL specifics", () => {
     expect(applied.flat().sort()).toEqual(MIGRATIONS.map((_, i) => i + 1));
     expect(applied.filter((a) => a.length > 0)).toHaveLength(1);
     const [db] = dbs;
-    expect(await db!.query("SELECT version FROM schema_migrations")).toHaveLength(MIGRATIONS.length);
+    expect(await db.query("SELECT version FROM schema_migrations")).toHaveLength(MIGRATIONS.length);
     const uuids = await Promise.all(dbs.map((d) => readOriginUuid(d, null)));
     expect(new Set(uuids).size).toBe(1);
   });

@@ -306,18 +306,21 @@ export function renderMalformed(spec: MalformedSpec, token: string): Buffer {
     case "method":
       method = detail;
       if (detail === "CONNECT") target = "127.0.0.1:22";
-      host(), auth();
+      host();
+      auth();
       break;
     case "raw path":
       target = `${BASE_PATH}/agents/by-number/${detail}`;
-      host(), auth();
+      host();
+      auth();
       break;
     case "control in header value":
       host();
       lines.push(`X-Auth-Token: ${token.slice(0, 4)}${detail}${token.slice(4)}`);
       break;
     case "header name":
-      host(), auth();
+      host();
+      auth();
       lines.push(`${detail}: 1`);
       break;
     case "host":
@@ -327,43 +330,64 @@ export function renderMalformed(spec: MalformedSpec, token: string): Buffer {
     case "content-length":
       method = "POST";
       target = `${BASE_PATH}/agents/by-number/${LOGGED_OUT[0]}/pause`;
-      host(), auth();
+      host();
+      auth();
       lines.push("Content-Type: application/json", `Content-Length: ${detail}`);
       body = "{}";
       break;
     case "framing":
       method = "POST";
       target = `${BASE_PATH}/agents/by-number/${LOGGED_OUT[0]}/pause`;
-      host(), auth();
+      host();
+      auth();
       lines.push("Content-Type: application/json");
       body = "2\r\n{}\r\n0\r\n\r\n";
-      if (detail === "two lengths") (lines.push("Content-Length: 2", "Content-Length: 3"), (body = "{} "));
+      if (detail === "two lengths") {
+        lines.push("Content-Length: 2", "Content-Length: 3");
+        body = "{} ";
+      }
       if (detail === "length and chunked") lines.push("Content-Length: 2", "Transfer-Encoding: chunked");
       if (detail === "chunked twice") lines.push("Transfer-Encoding: chunked", "Transfer-Encoding: chunked");
-      if (detail === "gzip") (lines.push("Transfer-Encoding: gzip", "Content-Length: 2"), (body = "{}"));
+      if (detail === "gzip") {
+        lines.push("Transfer-Encoding: gzip", "Content-Length: 2");
+        body = "{}";
+      }
       if (detail === "chunked, gzip") lines.push("Transfer-Encoding: chunked, gzip");
-      if (detail === "bad chunk size") (lines.push("Transfer-Encoding: chunked"), (body = "zz\r\n{}\r\n0\r\n\r\n"));
-      if (detail === "chunk size overflow") (lines.push("Transfer-Encoding: chunked"), (body = "ffffffffffffffffffff\r\n{}\r\n0\r\n\r\n"));
-      if (detail === "identity") (lines.push("Transfer-Encoding: identity", "Content-Length: 2"), (body = "{}"));
+      if (detail === "bad chunk size") {
+        lines.push("Transfer-Encoding: chunked");
+        body = "zz\r\n{}\r\n0\r\n\r\n";
+      }
+      if (detail === "chunk size overflow") {
+        lines.push("Transfer-Encoding: chunked");
+        body = "ffffffffffffffffffff\r\n{}\r\n0\r\n\r\n";
+      }
+      if (detail === "identity") {
+        lines.push("Transfer-Encoding: identity", "Content-Length: 2");
+        body = "{}";
+      }
       break;
     case "version":
       version = detail;
-      host(), auth();
+      host();
+      auth();
       break;
     case "line syntax":
-      host(), auth();
+      host();
+      auth();
       if (detail === "obs-fold") lines.push("X-Folded: a", " b");
       if (detail === "space before colon") lines.push("X-Thing : 1");
       if (detail === "no colon") lines.push("X-Thing");
       break;
     case "upgrade":
-      host(), auth();
+      host();
+      auth();
       lines.push("Connection: Upgrade", `Upgrade: ${detail}`);
       if (detail === "websocket") lines.push("Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Version: 13");
       if (detail === "h2c") lines.push("HTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA");
       break;
     case "size":
-      host(), auth();
+      host();
+      auth();
       if (detail === "huge header") lines.push(`X-Big: ${"b".repeat(20_000)}`);
       if (detail === "huge path") target = `${BASE_PATH}/agents/by-number/${"9".repeat(20_000)}`;
       if (detail === "many headers") for (let i = 0; i < 3000; i++) lines.push(`X-H${i}: ${i}`);

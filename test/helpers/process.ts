@@ -85,11 +85,11 @@ export async function spawnAgentd(env: Record<string, string>, options: { cwd: s
 
   let log = "";
   let stdout = "";
-  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
     log += chunk;
     stdout += chunk;
   });
-  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (log += chunk));
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (log += chunk));
 
   let ended: { code: number | null; signal: NodeJS.Signals | null } | null = null;
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
@@ -111,11 +111,11 @@ export async function spawnAgentd(env: Record<string, string>, options: { cwd: s
       const ops = /operator: +(http:\/\/\S+|off)/.exec(log)?.[1];
       if (url !== undefined && certPath !== undefined && ops !== undefined) {
         clearTimeout(timer);
-        child.stderr!.off("data", check);
+        child.stderr.off("data", check);
         resolve({ url, certPath, opsUrl: ops === "off" ? null : ops });
       }
     };
-    child.stderr!.on("data", check);
+    child.stderr.on("data", check);
     void exit.then(({ code, signal }) => {
       clearTimeout(timer);
       reject(new AgentdExited(code, signal, log));
@@ -157,8 +157,8 @@ export async function runAgentd(
   children.add(child);
   let stdout = "";
   let stderr = "";
-  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
   const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? START_TIMEOUT_MS);
   const code = await new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)));
   clearTimeout(timer);

@@ -138,9 +138,7 @@ function serverTarget(server: TestServer, options: TargetOptions, trusting: Fetc
       variants.push(v);
       return v;
     },
-    withContract: async () => {
-      throw new Error("only the proxy validates against a contract");
-    },
+    withContract: () => Promise.reject(new Error("only the proxy validates against a contract")),
     takeViolations: () => [],
     async close() {
       await Promise.all(variants.map((v) => v.close()));
@@ -160,9 +158,7 @@ export async function startExternalTarget(url: string, token: string, ca?: strin
   const pool = clientPool();
   // What a rewritten request goes through: the client's own trusting fetch when there is a CA.
   const base = ca === undefined ? globalFetch : await pool.trusting(ca);
-  const unsupported = (what: string) => async (): Promise<never> => {
-    throw new Error(`an external server: this test cannot ${what}`);
-  };
+  const unsupported = (what: string) => (): Promise<never> => Promise.reject(new Error(`an external server: this test cannot ${what}`));
   return {
     name: "external",
     stateful: true,
@@ -200,15 +196,9 @@ export async function startMockTarget(): Promise<Target> {
         createAgentdClient({ baseUrl: prism.url, token: options.token ?? MOCK_TOKEN, fetch: headerFetch(globalFetch, rewriter(options)) }),
       );
     },
-    createToken: async () => {
-      throw new Error("the mock checks no ACL: it has no tokens to create");
-    },
-    variant: async () => {
-      throw new Error("the mock has no server configuration");
-    },
-    withContract: async () => {
-      throw new Error("only the proxy validates against a contract");
-    },
+    createToken: () => Promise.reject(new Error("the mock checks no ACL: it has no tokens to create")),
+    variant: () => Promise.reject(new Error("the mock has no server configuration")),
+    withContract: () => Promise.reject(new Error("only the proxy validates against a contract")),
     takeViolations: () => [],
     async close() {
       await pool.closeAll();
