@@ -35,10 +35,7 @@ export const VARIABLES = {
     name: "AGENTD_HOST",
     default: "127.0.0.1",
     description: "Address to listen on (HTTPS only).",
-    parse: (raw) => {
-      if (/\s/.test(raw)) throw new Error("must be a host name or IP address");
-      return raw;
-    },
+    parse: hostName,
   }),
   port: variable({
     name: "AGENTD_PORT",
@@ -180,10 +177,7 @@ export const VARIABLES = {
     name: "AGENTD_OPS_HOST",
     default: "127.0.0.1",
     description: "Address of the operator listener (plain HTTP: /healthz, /readyz, /metrics); keep it on loopback or a private network.",
-    parse: (raw) => {
-      if (/\s/.test(raw)) throw new Error("must be a host name or IP address");
-      return raw;
-    },
+    parse: hostName,
   }),
   opsPort: variable({
     name: "AGENTD_OPS_PORT",
@@ -245,6 +239,11 @@ export function renderEnvHelp(): string {
     return `  ${v.name}${shown === null ? "" : ` (default: ${shown})`}\n      ${v.description}`;
   });
   return `Environment variables (also read from ./.env):\n${lines.join("\n")}\n`;
+}
+
+function hostName(raw: string): string {
+  if (/\s/.test(raw)) throw new Error("must be a host name or IP address");
+  return raw;
 }
 
 function integer(raw: string, min: number, max: number): number {
