@@ -1,4 +1,5 @@
 // npm run release -- <release> [--amend]
+// npm run release -- --changelog      (only rewrite releases/CHANGELOG.md)
 //
 // Publishes a release: bundles its view (the `agentd@<release>` apis entry of
 // redocly.yaml), checks that it lints with no problem, and freezes it as
@@ -23,14 +24,27 @@ function fail(message: string, code = 1): never {
   process.exit(code);
 }
 
-let parsed: { values: { amend?: boolean }; positionals: string[] };
+const USAGE = "usage: npm run release -- <release> [--amend]  |  npm run release -- --changelog";
+
+let parsed: { values: { amend?: boolean; changelog?: boolean }; positionals: string[] };
 try {
-  parsed = parseArgs({ options: { amend: { type: "boolean" } }, allowPositionals: true });
+  parsed = parseArgs({ options: { amend: { type: "boolean" }, changelog: { type: "boolean" } }, allowPositionals: true });
 } catch (error) {
-  fail(`${(error as Error).message}\nusage: npm run release -- <release> [--amend]`, 2);
+  fail(`${(error as Error).message}\n${USAGE}`, 2);
+}
+
+async function writeChangelog(): Promise<void> {
+  await writeFile(changelogFile, await renderChangelog());
+  console.log(`rewrote ${path.relative(projectRoot, changelogFile)}`);
+}
+
+if (parsed.values.changelog) {
+  if (parsed.positionals.length > 0 || parsed.values.amend) fail(USAGE, 2);
+  await writeChangelog();
+  process.exit(0);
 }
 const [release, ...extra] = parsed.positionals;
-if (release === undefined || extra.length > 0) fail("usage: npm run release -- <release> [--amend]", 2);
+if (release === undefined || extra.length > 0) fail(USAGE, 2);
 
 const releases = listedReleases();
 if (!releases.includes(release)) {
@@ -69,8 +83,7 @@ await mkdir(releasesDir, { recursive: true });
 await writeFile(target, view);
 console.log(`${published ? "amended" : "published"} ${shown}`);
 
-await writeFile(changelogFile, await renderChangelog());
-console.log(`rewrote ${path.relative(projectRoot, changelogFile)}`);
+await writeChangelog();
 const generate = await run(process.execPath, [path.join(projectRoot, "scripts", "generate.mjs")], { cwd: projectRoot });
 process.stdout.write(generate.stdout);
 console.log(`commit ${shown}, the changelog and generated/${published ? ", saying why the record of " + release + " changed" : ""}`);

@@ -46,6 +46,7 @@ function locate(pointer: string): { operation: string; where: string } {
 
 /** `modified maxLength 80 → 40`, `modified required + state_interface`. */
 function modification(change: DiffChange): string {
+  if (change.property === "description" || change.property === "summary") return "";
   const before = change.base?.value;
   const after = change.revision?.value;
   if (Array.isArray(before) || Array.isArray(after)) {
