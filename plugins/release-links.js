@@ -33,13 +33,20 @@ export function ReleaseLinks() {
 
 /**
  * The changelog file as a section of the page: its title becomes a level-2
- * heading (a sidebar entry), everything below it moves down one level.
+ * heading and each release a level-3 one (sidebar entries); the operations
+ * under a release become bold lines, so the sidebar lists releases, not
+ * every operation of every release.
  * @param {string} markdown
  */
 function changelogSection(markdown) {
   return markdown
     .split("\n")
-    .map((line) => (/^#{1,5} /.test(line) ? `#${line}` : line))
+    .map((line) => {
+      const heading = /^(#{1,6}) (.*)$/.exec(line);
+      if (heading === null) return line;
+      const level = /** @type {string} */ (heading[1]).length + 1;
+      return level <= 3 ? `${"#".repeat(level)} ${heading[2]}` : `**${heading[2]}**`;
+    })
     .join("\n")
     .trimEnd()
     .concat("\n");

@@ -31,13 +31,28 @@ export const WHOLE_API = "Whole API";
 
 const unescape = (segment: string): string => segment.replace(/~1/g, "/").replace(/~0/g, "~");
 
+/**
+ * A location inside an operation in a reader's words:
+ * `responses/200/content/application/json/schema/items/properties/paused`
+ * becomes `response 200 body[].paused`.
+ */
+function readable(where: string): string {
+  return where
+    .replace(/^responses\/(\w+)\/content\/[^/]+\/[^/]+\/schema/, "response $1 body")
+    .replace(/^requestBody\/content\/[^/]+\/[^/]+\/schema/, "request body")
+    .replace(/^responses\/(\w+)/, "response $1")
+    .replace(/^requestBody/, "request body")
+    .replace(/\/items/g, "[]")
+    .replace(/\/properties\//g, ".");
+}
+
 /** Splits `#/paths/~1agents/get/responses/200` into the operation and the rest. */
 function locate(pointer: string): { operation: string; where: string } {
   const segments = pointer.replace(/^#\/?/, "").split("/").map(unescape);
   if (segments[0] === "paths" && segments[1] !== undefined) {
     const method = segments[2];
     if (method !== undefined && /^(get|put|post|delete|patch|head|options|trace)$/.test(method)) {
-      return { operation: `${method.toUpperCase()} ${segments[1]}`, where: segments.slice(3).join("/") };
+      return { operation: `${method.toUpperCase()} ${segments[1]}`, where: readable(segments.slice(3).join("/")) };
     }
     return { operation: segments[1], where: segments.slice(2).join("/") };
   }
