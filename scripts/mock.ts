@@ -26,8 +26,9 @@ if (releaseAt >= 0) {
 const given = (long: string, short: string): boolean => args.some((arg) => arg === long || arg === short || arg.startsWith(`${long}=`));
 const defaults = [...(given("--host", "-h") ? [] : ["--host", "127.0.0.1"]), ...(given("--port", "-p") ? [] : ["--port", "4010"])];
 
-console.error(`mocking ${path.relative(projectRoot, spec)}`);
-const prism = spawn(path.join(projectRoot, "node_modules", ".bin", "prism"), ["mock", spec, ...defaults, ...args], { stdio: "inherit" });
+const prismArgs = ["mock", path.relative(projectRoot, spec), ...defaults, ...args];
+console.error(`prism ${prismArgs.join(" ")}`);
+const prism = spawn(path.join(projectRoot, "node_modules", ".bin", "prism"), prismArgs, { cwd: projectRoot, stdio: "inherit" });
 // Stopping the mock stops Prism with it.
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => prism.kill(signal));
 prism.on("exit", (code, signal) => process.exit(code ?? (signal === null ? 1 : 128)));
