@@ -1,7 +1,9 @@
 // The `agentd/release-markers` lint rule: the version history is one list,
 // info.x-releases (quoted release numbers, oldest first), and every `x-since`
 // or `x-until` names one of its releases, as a quoted string (an unquoted
-// 15.10 is the number 15.1 to YAML).
+// 15.10 is the number 15.1 to YAML); so does every section marker of
+// info.description (`<!-- x-since: "15.19" -->` under a heading).
+import { SECTION_MARKER } from "./release-view.js";
 import { compareReleases, isRelease } from "./releases.js";
 
 export function ReleaseMarkers() {
@@ -25,6 +27,12 @@ export function ReleaseMarkers() {
             ctx.report({ message: `Release ${release} is listed after ${listed[index - 1]}: list them oldest first.`, location: at });
           }
         });
+        for (const line of String(root.info?.description ?? "").split("\n")) {
+          const marker = SECTION_MARKER.exec(line);
+          if (marker !== null && !releases.includes(/** @type {string} */ (marker[1]))) {
+            ctx.report({ message: `The section marker ${line.trim()} names no release of info.x-releases.`, location: ctx.location.child(["info", "description"]) });
+          }
+        }
       },
     },
     any: {

@@ -16,6 +16,9 @@
 //   - named examples lose the fields their schema lost, so they still validate;
 //   - info.version becomes the release, info.x-releases and the history table
 //     stop at it, and `x-until` markers go (a removal is the future for this view);
+//   - a section of info.description whose heading is followed by the line
+//     `<!-- x-since: "<release>" ... -->` goes too (the Authentication section
+//     before 15.19), and the marker lines go from every view;
 //   - every operation shows the release that introduced it (an `x-badges` badge)
 //     and every other element marked `x-since` says so in its description.
 // Components left unused are dropped by Redocly's own remove-unused-components
@@ -82,7 +85,7 @@ function deriveView(root, release, releases) {
 
   root.info.version = release;
   root.info["x-releases"] = releases.filter((r) => compareReleases(r, release) <= 0);
-  if (typeof root.info.description === "string") root.info.description = historyUpTo(root.info.description, release);
+  if (typeof root.info.description === "string") root.info.description = sectionsUpTo(historyUpTo(root.info.description, release), release);
 }
 
 /**
@@ -301,6 +304,40 @@ function historyUpTo(description, release) {
       return row === null || compareReleases(/** @type {string} */ (row[1]), release) <= 0;
     })
     .join("\n");
+}
+
+/** The marker line under a heading of info.description: `<!-- x-since: "15.19" ... -->`. */
+export const SECTION_MARKER = /^\s*<!--\s*x-since:\s*"([^"]*)".*-->\s*$/;
+
+/**
+ * Drops the Markdown sections marked as introduced after `release` (the
+ * heading, its marker and everything up to the next heading of the same or a
+ * higher level) and every marker line.
+ * @param {string} description
+ * @param {string} release
+ */
+function sectionsUpTo(description, release) {
+  const lines = description.split("\n");
+  const kept = [];
+  /** Level of the heading whose section is being dropped, or 0. */
+  let dropping = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const line = /** @type {string} */ (lines[i]);
+    const heading = /^(#{1,6})\s/.exec(line);
+    if (heading !== null) {
+      const level = /** @type {string} */ (heading[1]).length;
+      if (dropping > 0 && level > dropping) continue;
+      dropping = 0;
+      const marker = SECTION_MARKER.exec(lines[i + 1] ?? "");
+      if (marker !== null && isRelease(marker[1]) && compareReleases(/** @type {string} */ (marker[1]), release) > 0) {
+        dropping = level;
+        continue;
+      }
+    }
+    if (dropping > 0 || SECTION_MARKER.test(line)) continue;
+    kept.push(line);
+  }
+  return kept.join("\n");
 }
 
 /**
