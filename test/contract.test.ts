@@ -432,4 +432,17 @@ describe("the checks catch a broken contract", () => {
     expect(result.code).not.toBe(0);
     expect(result.stderr).toMatch(/out of date/);
   });
+
+  it("generate:check fails when a published release's types are stale", async () => {
+    const dir = await scratchDir();
+    for (const entry of ["scripts", "generated", "releases", "openapi.yaml", "package.json"]) {
+      await cp(path.join(repoRoot, entry), path.join(dir, entry), { recursive: true });
+    }
+    await symlink(path.join(repoRoot, "node_modules"), path.join(dir, "node_modules"), "dir");
+    const frozen = path.join(dir, "releases", "openapi-15.18.yaml");
+    await writeFile(frozen, (await readFile(frozen, "utf8")).replace("operationId: listAgents", "operationId: listAllAgents"));
+    const result = await exec("npm", ["run", "--silent", "generate:check"], dir);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/out of date with openapi\.yaml or releases\/: generated\/releases\/15\.18\.ts$/m);
+  });
 });
