@@ -29,15 +29,11 @@ const fromSpec = values.from ?? latest;
 if (fromSpec === undefined) usage("no release is published yet (releases/ is empty): give --from");
 
 const report = await withScratch(async (scratch) => {
-  let from, to;
-  try {
-    from = await resolveVersion(fromSpec, scratch);
-    to = values.to === undefined ? workingVersion() : await resolveVersion(values.to, scratch);
-  } catch (error) {
-    usage((error as Error).message);
-  }
-  const [diff] = await diffVersions([[from, to]]);
-  return changeReport(from.label, to.label, diff!);
+  const versions = await Promise.all([resolveVersion(fromSpec, scratch), values.to === undefined ? workingVersion() : resolveVersion(values.to, scratch)]).catch(
+    (error: unknown) => usage((error as Error).message),
+  );
+  const [diff] = await diffVersions([versions]);
+  return changeReport(versions[0].label, versions[1].label, diff!);
 });
 
 if (values.format === "json") console.log(JSON.stringify(report, null, 2));

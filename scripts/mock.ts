@@ -11,17 +11,22 @@ import path from "node:path";
 import { contractFile, frozenFile, frozenReleases, projectRoot } from "./lib/project.js";
 
 const args = process.argv.slice(2);
-let spec = contractFile;
-const releaseAt = args.findIndex((arg) => arg === "--release" || arg.startsWith("--release="));
-if (releaseAt >= 0) {
-  const [flag] = args.splice(releaseAt, 1);
-  const release = flag!.includes("=") ? flag!.slice("--release=".length) : args.splice(releaseAt, 1)[0];
+
+/** Takes `--release <r>` or `--release=<r>` out of the arguments; undefined when absent. */
+function takeRelease(): string | undefined {
+  const at = args.findIndex((arg) => arg === "--release" || arg.startsWith("--release="));
+  if (at < 0) return undefined;
+  const [flag = ""] = args.splice(at, 1);
+  const release = flag.includes("=") ? flag.slice("--release=".length) : args.splice(at, 1)[0];
   if (release === undefined || !existsSync(frozenFile(release))) {
     console.error(`--release needs a published release: ${frozenReleases().join(", ")}`);
     process.exit(2);
   }
-  spec = frozenFile(release);
+  return release;
 }
+
+const release = takeRelease();
+const spec = release === undefined ? contractFile : frozenFile(release);
 
 const given = (long: string, short: string): boolean => args.some((arg) => arg === long || arg === short || arg.startsWith(`${long}=`));
 const defaults = [...(given("--host", "-h") ? [] : ["--host", "127.0.0.1"]), ...(given("--port", "-p") ? [] : ["--port", "4010"])];

@@ -114,8 +114,10 @@ export async function lintBundled(file: string, alias: string): Promise<LintRepo
   const entry = config.apis?.[alias];
   if (entry === undefined) throw new Error(`redocly.yaml has no apis entry ${alias}`);
   return withScratch(async (dir) => {
-    const { apis: _apis, openapi: _docsOnly, ...shared } = config;
-    const lintConfig = { ...shared, plugins: plugins(), apis: { [alias]: { root: path.resolve(file), rules: entry.rules ?? {} } } };
+    // The project's rules and plugin, and the view's own exceptions; not the
+    // other apis entries, nor the docs settings (paths relative to the project).
+    const lintConfig: Record<string, unknown> = { ...config, plugins: plugins(), apis: { [alias]: { root: path.resolve(file), rules: entry.rules ?? {} } } };
+    delete lintConfig.openapi;
     await writeFile(path.join(dir, "redocly.yaml"), stringify(lintConfig));
     const outcome = await redocly(["lint", alias, "--format", "json"], dir);
     const start = outcome.stdout.indexOf("{");
