@@ -12,7 +12,8 @@
 //     (the 401 response of every operation goes with components/responses/Unauthorized);
 //   - a dropped property also leaves its schema's `required`;
 //   - a dropped security scheme also leaves every security requirement
-//     (an emptied requirement list means the release had no authentication);
+//     (an emptied requirement list means the release had no authentication,
+//     and then its operations name no `x-required-acl` either);
 //   - named examples lose the fields their schema lost, so they still validate;
 //   - info.version becomes the release, info.x-releases and the history table
 //     stop at it, and `x-until` markers go (a removal is the future for this view);
@@ -71,8 +72,8 @@ function deriveView(root, release, releases) {
   const lostProperties = new Map();
 
   dropAbsent(root, "#", release, dropped, lostProperties);
-  // Dropping a reference can orphan nothing further by itself, but a dropped
-  // entry may hold references of its own: repeat until nothing changes.
+  // An entry dropped for its reference may itself be referred to elsewhere:
+  // repeat until nothing more goes.
   while (dropReferencesTo(root, "#", dropped, lostProperties) > 0);
   dropUnknownSchemes(root, dropped);
   for (const [schema, names] of lostProperties) {

@@ -42,8 +42,8 @@ function readable(where: string): string {
     .replace(/^requestBody\/content\/[^/]+\/[^/]+\/schema/, "request body")
     .replace(/^responses\/(\w+)/, "response $1")
     .replace(/^requestBody/, "request body")
-    .replace(/\/items/g, "[]")
-    .replace(/\/properties\//g, ".");
+    .replace(/\/properties\//g, ".")
+    .replace(/\/items(?=\/|\.|$)/g, "[]");
 }
 
 /** Splits `#/paths/~1agents/get/responses/200` into the operation and the rest. */
