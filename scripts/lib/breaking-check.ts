@@ -4,9 +4,9 @@
 // diff rules, from redocly.yaml) is a finding.
 //
 // redocly diff runs no diff rule when the configuration turns none on, and
-// then reports nothing and passes. So a canary goes first: the latest release
-// against a copy of itself without one path must come out breaking, or the
-// check itself is the finding.
+// then reports nothing and passes. So a canary runs alongside: the latest
+// release against a copy of itself without one path must come out breaking,
+// or the check itself is the finding.
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { changeReport } from "./change-report.js";
@@ -31,7 +31,8 @@ export async function checkBreaking(): Promise<Finding[]> {
   if (latest === undefined) return []; // nothing published, no client to break
   return withScratch(async (dir) => {
     const files = await bundleInto(dir, { base: frozenVersion(latest).request, next: workingVersion().request }, { dereferenced: true });
-    if (!(await canaryFails(dir, files.base!))) {
+    const [seesBreaking, changes] = await Promise.all([canaryFails(dir, files.base!), diff(files.base!, files.next!)]);
+    if (!seesBreaking) {
       return [
         {
           what: "redocly diff cannot see breaking changes",
@@ -40,7 +41,7 @@ export async function checkBreaking(): Promise<Finding[]> {
         },
       ];
     }
-    const report = changeReport(latest, "openapi.yaml", await diff(files.base!, files.next!));
+    const report = changeReport(latest, "openapi.yaml", changes);
     return report.groups.flatMap((group) =>
       group.changes
         .filter((change) => change.breaking)
