@@ -4,8 +4,11 @@
 //                  type, so that no other code repeats a path or an id.
 //                  (The server reads each operation's x-required-acl from
 //                  openapi.yaml itself, through the validator.)
+//   releases/<release>.ts  the types of each published release
+//                  (releases/openapi-<release>.yaml), exported as
+//                  agentd/types/<release> for clients of older deployments.
 // Usage: node scripts/generate.mjs [outDir]   (default: generated)
-import { readFile, writeFile, mkdir } from "node:fs/promises";
+import { readdir, readFile, writeFile, mkdir } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
 import openapiTS, { astToString } from "openapi-typescript";
@@ -47,13 +50,28 @@ export async function render() {
     "} as const;\n\n" +
     "export type OperationId = keyof typeof operations;\n";
 
-  return { "openapi.ts": types, "operations.ts": operations };
+  return { "openapi.ts": types, "operations.ts": operations, ...(await renderReleases()) };
+}
+
+/** `releases/<release>.ts` for every frozen releases/openapi-<release>.yaml. */
+async function renderReleases() {
+  const dir = path.join(root, "releases");
+  const names = (await readdir(dir).catch(() => [])).filter((name) => /^openapi-.+\.yaml$/.test(name)).sort();
+  const files = {};
+  for (const name of names) {
+    const release = name.slice("openapi-".length, -".yaml".length);
+    const ast = await openapiTS(new URL(`file://${path.join(dir, name)}`));
+    files[`releases/${release}.ts`] =
+      `// This file is generated from releases/${name} by \`npm run generate\`. Do not edit it by hand.\n\n` + astToString(ast);
+  }
+  return files;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const files = await render();
   await mkdir(outDir, { recursive: true });
   for (const [name, text] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(outDir, name)), { recursive: true });
     await writeFile(path.join(outDir, name), text);
   }
   console.log(`generated ${Object.keys(files).join(", ")} in ${path.relative(root, outDir) || "."}`);

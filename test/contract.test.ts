@@ -67,8 +67,6 @@ const EXPECTED_OPERATIONS = [
   { operationId: "pauseAgentByNumber", method: "post", path: "/agents/by-number/{agent_number}/pause" },
 ];
 
-const EXPECTED_RELEASES = ["15.15", "15.18", "15.19", "17.05"];
-
 const AGENT_STATUS_FIELDS = [
   "id",
   "origin_uuid",
@@ -239,14 +237,14 @@ function historyReleases(description: unknown): string[] {
   return releases;
 }
 
-/** Every `x-since` in the document, with where it is. */
-function sinceMarkers(document: unknown): { pointer: string; release: unknown }[] {
-  const found: { pointer: string; release: unknown }[] = [];
+/** Every `x-since` and `x-until` in the document, with where it is. */
+function releaseMarkers(document: unknown): { pointer: string; marker: string; release: unknown }[] {
+  const found: { pointer: string; marker: string; release: unknown }[] = [];
   const walk = (node: unknown, pointer: string): void => {
     if (Array.isArray(node)) node.forEach((item, i) => walk(item, `${pointer}/${i}`));
     else if (node !== null && typeof node === "object") {
       for (const [key, value] of Object.entries(node)) {
-        if (key === "x-since") found.push({ pointer, release: value });
+        if (key === "x-since" || key === "x-until") found.push({ pointer, marker: key, release: value });
         else walk(value, `${pointer}/${escape(key)}`);
       }
     }
@@ -257,31 +255,39 @@ function sinceMarkers(document: unknown): { pointer: string; release: unknown }[
 
 function checkHistory(c: Contract): string[] {
   const problems: string[] = [];
+  // info.x-releases is the one list of releases (its order and form are the
+  // lint rule agentd/release-markers); the table must say the same.
+  const listed: unknown = c.document.info?.["x-releases"];
+  const releases = Array.isArray(listed) ? listed.filter((r): r is string => typeof r === "string") : [];
+  if (releases.length === 0) problems.push("info.x-releases lists no release");
   const table = historyReleases(c.document.info?.description);
-  if (JSON.stringify(table) !== JSON.stringify(EXPECTED_RELEASES)) {
-    problems.push(`history table lists ${table.join(",") || "nothing"}, expected ${EXPECTED_RELEASES.join(",")}`);
+  if (JSON.stringify(table) !== JSON.stringify(releases)) {
+    problems.push(`history table lists ${table.join(",") || "nothing"}, info.x-releases ${releases.join(",")}`);
   }
-  const markers = sinceMarkers(c.document);
-  for (const release of table) {
-    if (!markers.some((m) => m.release === release)) problems.push(`release ${release} has no x-since marker`);
+  const markers = releaseMarkers(c.document);
+  // The first release is the baseline: everything unmarked is from it.
+  for (const release of releases.slice(1)) {
+    if (!markers.some((m) => m.release === release)) problems.push(`release ${release} has no x-since or x-until marker`);
   }
   for (const marker of markers) {
-    if (typeof marker.release !== "string" || !table.includes(marker.release)) {
-      problems.push(`${marker.pointer}: x-since ${JSON.stringify(marker.release)} is not a release of the history table`);
+    if (typeof marker.release !== "string" || !releases.includes(marker.release)) {
+      problems.push(`${marker.pointer}: ${marker.marker} ${JSON.stringify(marker.release)} is not a release of info.x-releases`);
     }
   }
   // The markers the issue names, where they belong.
-  const expected: [string, string][] = [
-    ["#/components/schemas/AgentStatus/properties/state_interface", "15.15"],
-    ["#/servers/0", "15.18"],
-    ["#/components/securitySchemes/token", "15.19"],
-    ["#/components/schemas/PauseRequest/properties/reason", "17.05"],
-    ["#/components/schemas/AgentStatus/properties/paused", "17.05"],
-    ["#/components/schemas/AgentStatus/properties/paused_reason", "17.05"],
+  const expected: [string, string, string][] = [
+    ["#/components/schemas/AgentStatus/properties/state_interface", "x-since", "15.15"],
+    ["#/servers/0", "x-since", "15.18"],
+    ["#/servers/2", "x-until", "15.18"],
+    ["#/components/securitySchemes/token", "x-since", "15.19"],
+    ["#/paths/~1agents~1by-number~1{agent_number}~1pause/post/requestBody", "x-since", "17.05"],
+    ["#/components/schemas/PauseRequest/properties/reason", "x-since", "17.05"],
+    ["#/components/schemas/AgentStatus/properties/paused", "x-since", "17.05"],
+    ["#/components/schemas/AgentStatus/properties/paused_reason", "x-since", "17.05"],
   ];
-  for (const [pointer, release] of expected) {
-    if (!markers.some((m) => m.pointer === pointer && m.release === release)) {
-      problems.push(`${pointer} should carry x-since ${release}`);
+  for (const [pointer, marker, release] of expected) {
+    if (!markers.some((m) => m.pointer === pointer && m.marker === marker && m.release === release)) {
+      problems.push(`${pointer} should carry ${marker} ${release}`);
     }
   }
   return problems;
@@ -378,7 +384,11 @@ describe("the checks catch a broken contract", () => {
     ["agentStatus", "additional properties allowed", (d) => delete d.components.schemas.AgentStatus.additionalProperties],
     ["agentStatus", "an undescribed field", (d) => delete d.components.schemas.AgentStatus.properties.context.description],
     ["history", "a marker naming an unknown release", (d) => (d.components.schemas.Error["x-since"] = "16.04")],
-    ["history", "a release without a marker", (d) => (d.servers = d.servers.map(({ ["x-since"]: _, ...s }: any) => s))],
+    [
+      "history",
+      "a release without a marker",
+      (d) => (d.servers = d.servers.map(({ ["x-since"]: _since, ["x-until"]: _until, ...s }: any) => s)),
+    ],
     [
       "history",
       "a release missing from the table",
@@ -398,6 +408,9 @@ describe("the checks catch a broken contract", () => {
     ["rule/operation-required-acl", "a missing ACL", (d) => delete d.paths["/agents"].get["x-required-acl"]],
     ["rule/operation-required-acl-shape", "an ACL outside the agentd namespace", (d) => (d.paths["/agents"].get["x-required-acl"] = "agents.read")],
     ["rule/operation-required-acl-shape", "an ACL with an unknown action", (d) => (d.paths["/agents"].get["x-required-acl"] = "agentd.agents.list")],
+    ["agentd/release-markers", "an unquoted release (YAML reads 15.10 as 15.1)", (d) => (d.components.schemas.Error["x-since"] = 15.1)],
+    ["agentd/release-markers", "a marker naming an unlisted release", (d) => (d.components.schemas.Error["x-since"] = "16.04")],
+    ["agentd/release-markers", "releases listed out of order", (d) => d.info["x-releases"].reverse()],
   ];
 
   it.each(lintMutations)("lint rule %s fails on %s", async (rule, _what, mutate) => {
@@ -406,6 +419,7 @@ describe("the checks catch a broken contract", () => {
     mutate(doc);
     await writeFile(path.join(dir, "openapi.yaml"), stringify(doc));
     await cp(path.join(repoRoot, "redocly.yaml"), path.join(dir, "redocly.yaml"));
+    await cp(path.join(repoRoot, "plugins"), path.join(dir, "plugins"), { recursive: true });
     await cp(path.join(repoRoot, "docs"), path.join(dir, "docs"), { recursive: true });
     const result = await lint(dir);
     expect(result.problems.map((p) => p.ruleId)).toContain(rule);
@@ -424,5 +438,18 @@ describe("the checks catch a broken contract", () => {
     const result = await exec("npm", ["run", "--silent", "generate:check"], dir);
     expect(result.code).not.toBe(0);
     expect(result.stderr).toMatch(/out of date/);
+  });
+
+  it("generate:check fails when a published release's types are stale", async () => {
+    const dir = await scratchDir();
+    for (const entry of ["scripts", "generated", "releases", "openapi.yaml", "package.json"]) {
+      await cp(path.join(repoRoot, entry), path.join(dir, entry), { recursive: true });
+    }
+    await symlink(path.join(repoRoot, "node_modules"), path.join(dir, "node_modules"), "dir");
+    const frozen = path.join(dir, "releases", "openapi-15.18.yaml");
+    await writeFile(frozen, (await readFile(frozen, "utf8")).replace("operationId: listAgents", "operationId: listAllAgents"));
+    const result = await exec("npm", ["run", "--silent", "generate:check"], dir);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/out of date with openapi\.yaml or releases\/: generated\/releases\/15\.18\.ts$/m);
   });
 });

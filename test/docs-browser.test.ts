@@ -2,13 +2,15 @@
 // Debian's chromium (driven by playwright-core, no network), and what a reader
 // sees is checked in the rendered page, not in the HTML text (docs.test.ts
 // does that): the four operations, the X-Auth-Token scheme, the version
-// history, and that the page sent nothing to the network. Screenshots go to
-// artifacts/ (git-ignored) for CI to keep.
+// history, the changelog and the links to the release pages, the pages of
+// releases 15.18 (no token, no reason) and 17.05 (both), and that no page
+// sent anything to the network. Screenshots go to artifacts/ (git-ignored)
+// for CI to keep.
 //
 // chromium is installed by .ci/run (`apt-get install chromium`). Without it
 // this file fails, in CI and locally alike: a missing browser is never a skip.
 import { execFile } from "node:child_process";
-import { access, constants, copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { access, constants, copyFile, cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -20,7 +22,7 @@ import { loadContract, repoRoot } from "./helpers/contract.js";
 
 const run = promisify(execFile);
 const contract = loadContract();
-const RELEASES = ["15.15", "15.18", "15.19", "17.05"];
+const RELEASES: string[] = contract.document.info["x-releases"];
 const CHROMIUM = "/usr/bin/chromium";
 const ARTIFACTS = path.join(repoRoot, "artifacts");
 
@@ -111,6 +113,7 @@ beforeAll(async () => {
   // the file under the browser.
   const built = path.join(scratch, "index.html");
   await copyFile(path.join(repoRoot, "docs", "index.html"), built);
+  await cp(path.join(repoRoot, "docs", "releases"), path.join(scratch, "releases"), { recursive: true });
   await mkdir(ARTIFACTS, { recursive: true });
 
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
@@ -150,7 +153,8 @@ describe("the built docs in chromium", () => {
       await page.getByRole("link", { name: new RegExp(`^${exactly}\\b`) }).click();
       // Redoc renders operations lazily and re-renders them while scrolling,
       // so wait (with retries) for the heading to hold exactly the summary.
-      const heading = page.locator("h2").filter({ hasText: new RegExp(`^\\s*${exactly}\\s*$`) });
+      // (Followed by the badge of the release that introduced it.)
+      const heading = page.locator("h2").filter({ hasText: new RegExp(`^\\s*${exactly}\\s*(Since [\\d.]+)?\\s*$`) });
       await heading.waitFor({ state: "visible", timeout: 20_000 });
     }
     // The viewport only: Redoc renders operations lazily, so a full-page shot
@@ -171,12 +175,110 @@ describe("the built docs in chromium", () => {
     const row = (await label.locator("..").innerText()).replace(/\s+/g, " ").trim();
     expect(row).toBe(`Header parameter name: ${scheme.name}`);
     await page.screenshot({ path: path.join(ARTIFACTS, "docs-security.png") });
+    // The details are a dialog over the page: close it for the tests after.
+    await page.keyboard.press("Escape");
+    await label.waitFor({ state: "hidden" });
+  });
+
+  it("renders the changelog, with the breaking change of 15.19", async () => {
+    const { page } = ready().docs;
+    await page.getByRole("heading", { level: 2, name: "Changelog" }).scrollIntoViewIfNeeded();
+    await page.getByRole("heading", { level: 2, name: "Changelog" }).waitFor({ state: "visible" });
+    await page.getByRole("heading", { level: 3, name: "15.19" }).waitFor({ state: "visible" });
+    await expect.poll(() => page.getByText("Authentication became required.").count()).toBeGreaterThan(0);
+    await page.getByRole("heading", { level: 2, name: "Changelog" }).screenshot({ path: path.join(ARTIFACTS, "docs-changelog.png") });
+  });
+
+  it("links every release's page, and the link opens it", async () => {
+    const { page } = ready().docs;
+    for (const release of RELEASES) {
+      expect(await page.locator(`a[href="releases/${release}.html"]`).innerText()).toBe(release);
+    }
+    await page.locator('a[href="releases/15.18.html"]').click();
+    await page.waitForURL(/\/releases\/15\.18\.html$/);
+    await expect.poll(() => page.title()).toBe("Agent service 15.18");
+    await page.goBack();
   });
 
   it("sent no request to the network and threw no script error", () => {
     const { docs } = ready();
     expect(docs.leaked, `requests that left the page: ${docs.leaked.join(", ")}`).toEqual([]);
     expect(docs.pageErrors).toEqual([]);
+  });
+});
+
+/** Opens a release's page and the pause operation on it. */
+async function openPause(browser: Browser, release: string): Promise<OfflinePage> {
+  const opened = await openOffline(browser, path.join(scratch, "releases", `${release}.html`));
+  await opened.page.getByRole("link", { name: "agents", exact: true }).click();
+  await opened.page.getByRole("link", { name: /^Pause an agent\b/ }).click();
+  await opened.page.locator("h2").filter({ hasText: /^\s*Pause an agent\s*(Since [\d.]+)?\s*$/ }).waitFor({ state: "visible", timeout: 20_000 });
+  return opened;
+}
+
+// Each release's page is that release: what the release did not have is not
+// on it. The tests of a block share its page and end with its network log.
+describe("the page of release 15.18 in chromium", () => {
+  let opened: OfflinePage | undefined;
+  const page = (): Page => {
+    if (opened === undefined) throw new Error("the 15.18 page did not open");
+    return opened.page;
+  };
+  beforeAll(async () => {
+    opened = await openPause(ready().browser, "15.18");
+  });
+  afterAll(async () => {
+    await opened?.context.close();
+  });
+
+  it("shows no token security: no Authentication section, no security box", async () => {
+    expect(await page().title()).toBe("Agent service 15.18");
+    expect(await page().getByRole("link", { name: "Authentication", exact: true }).count()).toBe(0);
+    expect(await page().getByText("View security details").count()).toBe(0);
+    expect(await page().getByText("X-Auth-Token").count()).toBe(0);
+  });
+
+  it("shows pause without a body, so without reason", async () => {
+    await page().getByText("No request payload").first().waitFor({ state: "visible" });
+    expect(await page().getByText("reason", { exact: true }).count()).toBe(0);
+    await page().screenshot({ path: path.join(ARTIFACTS, "docs-15.18-pause.png") });
+  });
+
+  it("sent no request to the network and threw no script error", () => {
+    expect(opened?.leaked).toEqual([]);
+    expect(opened?.pageErrors).toEqual([]);
+  });
+});
+
+describe("the page of release 17.05 in chromium", () => {
+  let opened: OfflinePage | undefined;
+  const page = (): Page => {
+    if (opened === undefined) throw new Error("the 17.05 page did not open");
+    return opened.page;
+  };
+  beforeAll(async () => {
+    opened = await openPause(ready().browser, "17.05");
+  });
+  afterAll(async () => {
+    await opened?.context.close();
+  });
+
+  it("shows the token security", async () => {
+    expect(await page().title()).toBe("Agent service 17.05");
+    await expect.poll(() => page().getByText("View security details").count()).toBeGreaterThan(0);
+    expect(await page().getByRole("link", { name: "Authentication", exact: true }).count()).toBe(1);
+  });
+
+  it("shows pause's optional reason, introduced by 17.05", async () => {
+    const reason = page().getByText("reason", { exact: true }).first();
+    await reason.waitFor({ state: "visible" });
+    await expect.poll(() => page().getByText("Since release 17.05.").count()).toBeGreaterThan(0);
+    await page().screenshot({ path: path.join(ARTIFACTS, "docs-17.05-pause.png") });
+  });
+
+  it("sent no request to the network and threw no script error", () => {
+    expect(opened?.leaked).toEqual([]);
+    expect(opened?.pageErrors).toEqual([]);
   });
 });
 

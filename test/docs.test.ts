@@ -1,6 +1,7 @@
-// The docs site: `npm run docs` must give one self-contained HTML page
-// (Redoc inlined, nothing fetched from a CDN) that documents the four
-// operations and the version history.
+// The docs site: `npm run docs` must give self-contained HTML pages (Redoc
+// inlined, nothing fetched from a CDN): the current contract with its four
+// operations, the version history, links to every published release's page
+// and the changelog, and one page per published release.
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -11,7 +12,7 @@ import { loadContract, repoRoot } from "./helpers/contract.js";
 
 const run = promisify(execFile);
 const contract = loadContract();
-const RELEASES = ["15.15", "15.18", "15.19", "17.05"];
+const RELEASES: string[] = contract.document.info["x-releases"];
 
 /**
  * Every resource the page would load from the network when opened: external
@@ -35,10 +36,14 @@ function externalResources(html: string): string[] {
 
 let html = "";
 let scratch = "";
+const releasePages = new Map<string, string>();
 
 beforeAll(async () => {
   await run("npm", ["run", "--silent", "docs"], { cwd: repoRoot, maxBuffer: 16 * 1024 * 1024 });
   html = await readFile(path.join(repoRoot, "docs", "index.html"), "utf8");
+  for (const release of RELEASES) {
+    releasePages.set(release, await readFile(path.join(repoRoot, "docs", "releases", `${release}.html`), "utf8"));
+  }
   scratch = await mkdtemp(path.join(tmpdir(), "agentd-docs-"));
 });
 
@@ -61,6 +66,32 @@ describe("npm run docs", () => {
 
   it("loads no script or stylesheet from the network", () => {
     expect(externalResources(html)).toEqual([]);
+  });
+
+  it("links every published release's page and shows the changelog", () => {
+    for (const release of RELEASES) expect(html).toContain(`href="releases/${release}.html"`);
+    expect(html).toMatch(/<h2[^>]*>.*Changelog/);
+    expect(html).toContain("Authentication became required.");
+  });
+
+  it("shows the release that introduced each element", () => {
+    expect(html).toContain(`Since ${RELEASES[0]}`);
+    expect(html).toContain("Since release 15.15.");
+    expect(html).toContain("Since release 17.05.");
+  });
+
+  it("builds a self-contained page per published release, behind the same Content-Security-Policy", () => {
+    const csp = /<meta http-equiv="Content-Security-Policy" content="default-src 'none';/;
+    expect(html).toMatch(csp);
+    for (const [release, page] of releasePages) {
+      expect(page, release).toMatch(csp);
+      expect(page).toContain(`<title>Agent service ${release}</title>`);
+      expect(externalResources(page), release).toEqual([]);
+      expect(page.length, release).toBeGreaterThan(500_000);
+      expect(page).toContain(`"version":"${release}"`);
+    }
+    expect(releasePages.get("15.14")).not.toContain("state_interface");
+    expect(releasePages.get("15.15")).toContain("state_interface");
   });
 
   it("carries the Redoc bundle inline, so the page works offline", () => {

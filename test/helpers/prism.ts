@@ -31,7 +31,13 @@ import { freePort } from "./ports.js";
 import { contractPath, repoRoot } from "./contract.js";
 
 export type PrismOptions =
-  | { mode: "mock"; spec?: string; dynamic?: boolean }
+  | {
+      mode: "mock";
+      spec?: string;
+      dynamic?: boolean;
+      /** Start it as `npm run mock -- --release <release>` (a published release) instead of Prism directly. */
+      release?: string;
+    }
   | {
       mode: "proxy";
       /** Base URL of the real server, including its base path (e.g. `https://127.0.0.1:9493/1.0`). */
@@ -82,8 +88,11 @@ class PortInUse extends Error {}
 
 async function startOn(port: number, options: PrismOptions, extraArgs: string[]): Promise<PrismHandle> {
   const spec = options.spec ?? contractPath;
-  const args =
-    options.mode === "mock"
+  const release = options.mode === "mock" ? options.release : undefined;
+  const viaNpm = release !== undefined;
+  const args = viaNpm
+    ? ["run", "--silent", "mock", "--", "--release", release, ...(options.mode === "mock" && options.dynamic ? ["--dynamic"] : [])]
+    : options.mode === "mock"
       ? ["mock", spec, ...(options.dynamic ? ["--dynamic"] : [])]
       : ["proxy", spec, options.upstream, ...(options.errors ? ["--errors"] : [])];
   args.push("--host", "127.0.0.1", "--port", String(port), ...extraArgs);
@@ -96,7 +105,7 @@ async function startOn(port: number, options: PrismOptions, extraArgs: string[])
 
   // detached: Prism gets its own process group, so stop() can signal the
   // group and take any helper process (`--multiprocess` forks) with it.
-  const child = spawn(PRISM_BIN, args, {
+  const child = spawn(viaNpm ? "npm" : PRISM_BIN, args, {
     cwd: repoRoot,
     env,
     detached: true,

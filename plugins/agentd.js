@@ -1,0 +1,31 @@
+// The project's Redocly plugin (`plugins:` in redocly.yaml): the release
+// views of the contract and the rules that keep its version history sound.
+import { ProseFree } from "./prose-free.js";
+import { ReleaseLinks } from "./release-links.js";
+import { ReleaseMarkers } from "./release-markers.js";
+import { ReleaseView } from "./release-view.js";
+import { ResponseEnumValuesRemoved } from "./response-enum-values-removed.js";
+
+export default function agentdPlugin() {
+  return {
+    id: "agentd",
+    decorators: {
+      oas3: {
+        "release-view": ReleaseView,
+        "release-links": ReleaseLinks,
+        "prose-free": ProseFree,
+      },
+    },
+    rules: {
+      oas3: {
+        "release-markers": ReleaseMarkers,
+      },
+    },
+    // What `redocly diff` misses (npm run contract:gate).
+    diff: {
+      oas3: {
+        "response-enum-values-removed": ResponseEnumValuesRemoved,
+      },
+    },
+  };
+}

@@ -1,0 +1,53 @@
+// The `agentd/prose-free` decorator: the contract without its prose, for the
+// check that a published release is still what the contract derives
+// (npm run contract:gate). Descriptions, summaries, titles and the wording of
+// examples go; what a client relies on stays: paths, operations, parameters,
+// schemas and their constraints, security, servers, responses, the names and
+// shapes of examples, and extensions such as x-required-acl. Fixing a typo
+// therefore changes no release.
+
+/** @param {unknown} value @returns {value is Record<string, any>} */
+const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
+
+/**
+ * Example values keep their structure and types; their text is wording.
+ * @param {unknown} value
+ * @returns {unknown}
+ */
+function withoutWording(value) {
+  if (typeof value === "string") return "";
+  if (Array.isArray(value)) return value.map(withoutWording);
+  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withoutWording(item)]));
+  return value;
+}
+
+export function ProseFree() {
+  return {
+    // A `$ref` with siblings (a property's own description next to its shared schema).
+    ref: {
+      /** @param {Record<string, any>} node */
+      enter(node) {
+        delete node.description;
+        delete node.summary;
+      },
+    },
+    any: {
+      /** @param {unknown} node @param {{ type: { name: string } }} ctx */
+      enter(node, ctx) {
+        if (!isObject(node)) return;
+        delete node.description;
+        delete node.summary;
+        // Presentation only: the badges release-view derives from x-since.
+        delete node["x-badges"];
+        const type = ctx.type.name;
+        if (type === "Info" || type === "Schema") delete node.title;
+        if (type === "Info") delete node.contact;
+        if (type === "Example" && "value" in node) node.value = withoutWording(node.value);
+        if ((type === "MediaType" || type === "Parameter" || type === "Header" || type === "Schema") && "example" in node) {
+          node.example = withoutWording(node.example);
+        }
+        if (type === "Schema" && Array.isArray(node.examples)) node.examples = node.examples.map(withoutWording);
+      },
+    },
+  };
+}

@@ -1,0 +1,54 @@
+// The `agentd/release-markers` lint rule: the version history is one list,
+// info.x-releases (quoted release numbers, oldest first), and every `x-since`
+// or `x-until` names one of its releases, as a quoted string (an unquoted
+// 15.10 is the number 15.1 to YAML); so does every section marker of
+// info.description (`<!-- x-since: "15.19" -->` under a heading).
+import { SECTION_MARKER } from "./release-view.js";
+import { compareReleases, isRelease } from "./releases.js";
+
+export function ReleaseMarkers() {
+  /** @type {string[]} */
+  let releases = [];
+  return {
+    Root: {
+      /** @param {Record<string, any>} root @param {any} ctx */
+      enter(root, ctx) {
+        const listed = root.info?.["x-releases"];
+        if (!Array.isArray(listed) || listed.length === 0) {
+          ctx.report({ message: "info.x-releases must list the releases of the version history.", location: ctx.location.child(["info"]) });
+          releases = [];
+          return;
+        }
+        releases = listed.filter(isRelease);
+        listed.forEach((release, index) => {
+          const at = ctx.location.child(["info", "x-releases", index]);
+          if (!isRelease(release)) ctx.report({ message: `Release ${JSON.stringify(release)} is not a quoted release number such as "15.18".`, location: at });
+          else if (index > 0 && isRelease(listed[index - 1]) && compareReleases(listed[index - 1], release) >= 0) {
+            ctx.report({ message: `Release ${release} is listed after ${listed[index - 1]}: list them oldest first.`, location: at });
+          }
+        });
+        for (const line of String(root.info?.description ?? "").split("\n")) {
+          const marker = SECTION_MARKER.exec(line);
+          if (marker !== null && !releases.includes(/** @type {string} */ (marker[1]))) {
+            ctx.report({ message: `The section marker ${line.trim()} names no release of info.x-releases.`, location: ctx.location.child(["info", "description"]) });
+          }
+        }
+      },
+    },
+    any: {
+      /** @param {any} node @param {any} ctx */
+      enter(node, ctx) {
+        if (node === null || typeof node !== "object" || Array.isArray(node)) return;
+        for (const marker of ["x-since", "x-until"]) {
+          if (!(marker in node)) continue;
+          const value = node[marker];
+          if (!isRelease(value)) {
+            ctx.report({ message: `${marker} must be a quoted release number such as "15.18", not ${JSON.stringify(value)}.`, location: ctx.location.child([marker]) });
+          } else if (!releases.includes(value)) {
+            ctx.report({ message: `${marker} "${value}" is not a release of info.x-releases (${releases.join(", ")}).`, location: ctx.location.child([marker]) });
+          }
+        }
+      },
+    },
+  };
+}

@@ -1,0 +1,370 @@
+// The `agentd/release-view` decorator: the contract as one release saw it.
+//
+//   decorators:
+//     agentd/release-view: { release: "15.18" }   # or `on`: the latest listed release
+//
+// openapi.yaml holds every release at once: an element a release introduced
+// carries `x-since: "<release>"`, an element a release removed carries
+// `x-until: "<release>"`. The view keeps what was there in the release and
+// leaves everything that referred to the rest consistent:
+//   - an element introduced later, or already removed, is dropped;
+//   - a `$ref` to a dropped element is dropped with the entry that holds it
+//     (the 401 response of every operation goes with components/responses/Unauthorized);
+//   - a dropped property also leaves its schema's `required`;
+//   - a dropped security scheme also leaves every security requirement
+//     (an emptied requirement list means the release had no authentication,
+//     and then its operations name no `x-required-acl` either);
+//   - named examples lose the fields their schema lost, so they still validate;
+//   - info.version becomes the release, info.x-releases and the history table
+//     stop at it, and `x-until` markers go (a removal is the future for this view);
+//   - a section of info.description whose heading is followed by the line
+//     `<!-- x-since: "<release>" ... -->` goes too (the Authentication section
+//     before 15.19), and the marker lines go from every view;
+//   - every operation shows the release that introduced it (an `x-badges` badge)
+//     and every other element marked `x-since` says so in its description.
+// Components left unused are dropped by Redocly's own remove-unused-components
+// decorator, which runs after this one (configured next to it in redocly.yaml).
+//
+// This is the project's one walker of the contract's YAML: everything else
+// bundles views with Redocly and compares what comes out.
+import { compareReleases, isRelease, listedReleases, presentIn } from "./releases.js";
+
+/** @typedef {Record<string, any>} Node */
+
+/** @param {unknown} value @returns {value is Node} */
+const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
+
+/** @param {string} segment */
+const escape = (segment) => segment.replace(/~/g, "~0").replace(/\//g, "~1");
+
+/** @param {string} segment */
+const unescape = (segment) => decodeURIComponent(segment).replace(/~1/g, "/").replace(/~0/g, "~");
+
+/**
+ * @param {{ release?: string }} [options]
+ */
+export function ReleaseView(options = {}) {
+  return {
+    Root: {
+      // On enter, so every other decorator and Redocly's own passes see the view.
+      /** @param {Node} root */
+      enter(root) {
+        const releases = listedReleases(root);
+        const release = options.release ?? releases[releases.length - 1];
+        if (!isRelease(release) || !releases.includes(release)) {
+          throw new Error(`agentd/release-view: release ${JSON.stringify(release)} is not one of info.x-releases (${releases.join(", ")})`);
+        }
+        deriveView(root, release, releases);
+      },
+    },
+  };
+}
+
+/**
+ * @param {Node} root
+ * @param {string} release
+ * @param {string[]} releases
+ */
+function deriveView(root, release, releases) {
+  /** Pointers (`#/components/responses/Unauthorized`) of everything dropped. */
+  const dropped = new Set();
+  /** For each schema that lost properties, their names. */
+  const lostProperties = new Map();
+
+  dropAbsent(root, "#", release, dropped, lostProperties);
+  // An entry dropped for its reference may itself be referred to elsewhere:
+  // repeat until nothing more goes.
+  while (dropReferencesTo(root, "#", dropped, lostProperties) > 0);
+  dropUnknownSchemes(root, dropped);
+  for (const [schema, names] of lostProperties) {
+    if (!Array.isArray(schema.required)) continue;
+    schema.required = schema.required.filter((/** @type {string} */ name) => !names.has(name));
+    if (schema.required.length === 0) delete schema.required;
+  }
+  pruneExamples(root, lostProperties);
+  markIntroductions(root, "#", releases[0]);
+
+  root.info.version = release;
+  root.info["x-releases"] = releases.filter((r) => compareReleases(r, release) <= 0);
+  if (typeof root.info.description === "string") root.info.description = sectionsUpTo(historyUpTo(root.info.description, release), release);
+}
+
+/**
+ * Drops every element that is not part of `release` and the `x-until` markers
+ * of the rest. Returns true when it left `node` empty (a map or list whose
+ * every entry was dropped), for the caller to drop as well.
+ * @param {any} node
+ * @param {string} pointer
+ * @param {string} release
+ * @param {Set<string>} dropped
+ * @param {Map<Node, Set<string>>} lostProperties
+ * @returns {boolean}
+ */
+function dropAbsent(node, pointer, release, dropped, lostProperties) {
+  let removedAny = false;
+  if (Array.isArray(node)) {
+    const kept = [];
+    node.forEach((item, index) => {
+      if (isObject(item) && !presentIn(item, release)) dropped.add(`${pointer}/${index}`);
+      else kept.push(item);
+    });
+    removedAny = kept.length < node.length;
+    node.splice(0, node.length, ...kept);
+    node.forEach((item, index) => dropAbsent(item, `${pointer}/${index}`, release, dropped, lostProperties));
+    return removedAny && node.length === 0;
+  }
+  if (!isObject(node)) return false;
+  delete node["x-until"];
+  for (const [key, child] of Object.entries(node)) {
+    const at = `${pointer}/${escape(key)}`;
+    if (key === "properties" && isObject(child)) {
+      for (const [name, property] of Object.entries(child)) {
+        if (isObject(property) && !presentIn(property, release)) {
+          delete child[name];
+          dropped.add(`${at}/${escape(name)}`);
+          lose(lostProperties, node, name);
+        }
+      }
+    } else if (isObject(child) && !presentIn(child, release)) {
+      delete node[key];
+      dropped.add(at);
+      removedAny = true;
+      continue;
+    }
+    if (dropAbsent(child, at, release, dropped, lostProperties)) {
+      delete node[key];
+      removedAny = true;
+    }
+  }
+  return removedAny && Object.keys(node).length === 0;
+}
+
+/**
+ * Drops every entry holding a `$ref` to a dropped element, and any map or
+ * list that leaves empty; returns how many entries it dropped.
+ * @param {any} node
+ * @param {string} pointer
+ * @param {Set<string>} dropped
+ * @param {Map<Node, Set<string>>} lostProperties
+ * @returns {number}
+ */
+function dropReferencesTo(node, pointer, dropped, lostProperties) {
+  let count = 0;
+  /** @param {unknown} child */
+  const refersToDropped = (child) =>
+    isObject(child) && typeof child.$ref === "string" && [...dropped].some((gone) => child.$ref === gone || child.$ref.startsWith(`${gone}/`));
+  /** @param {unknown} child */
+  const isEmpty = (child) => (Array.isArray(child) ? child.length === 0 : isObject(child) && Object.keys(child).length === 0);
+  if (Array.isArray(node)) {
+    for (let index = node.length - 1; index >= 0; index--) {
+      if (refersToDropped(node[index])) {
+        dropped.add(`${pointer}/${index}`);
+        node.splice(index, 1);
+        count++;
+      } else count += dropReferencesTo(node[index], `${pointer}/${index}`, dropped, lostProperties);
+    }
+    return count;
+  }
+  if (!isObject(node)) return 0;
+  for (const [key, child] of Object.entries(node)) {
+    const at = `${pointer}/${escape(key)}`;
+    if (refersToDropped(child)) {
+      delete node[key];
+      dropped.add(at);
+      count++;
+      continue;
+    }
+    if (key === "properties" && isObject(child)) {
+      for (const [name, property] of Object.entries(child)) {
+        if (refersToDropped(property)) {
+          delete child[name];
+          dropped.add(`${at}/${escape(name)}`);
+          lose(lostProperties, node, name);
+          count++;
+        } else count += dropReferencesTo(property, `${at}/${escape(name)}`, dropped, lostProperties);
+      }
+      continue;
+    }
+    const inside = dropReferencesTo(child, at, dropped, lostProperties);
+    count += inside;
+    if (inside > 0 && isEmpty(child)) {
+      delete node[key];
+      dropped.add(at);
+    }
+  }
+  return count;
+}
+
+/**
+ * A security requirement naming a dropped scheme did not exist in the release:
+ * it goes, and so does a `security` list left empty (no authentication). An
+ * operation that no requirement protects names no ACL either.
+ * @param {Node} root
+ * @param {Set<string>} dropped
+ */
+function dropUnknownSchemes(root, dropped) {
+  /** @param {string} name */
+  const isDropped = (name) => dropped.has(`#/components/securitySchemes/${escape(name)}`);
+  /** @param {Node} owner */
+  const fix = (owner) => {
+    if (!Array.isArray(owner.security)) return;
+    owner.security = owner.security.filter((/** @type {Node} */ requirement) => !Object.keys(requirement).some(isDropped));
+    if (owner.security.length === 0) delete owner.security;
+  };
+  fix(root);
+  for (const item of Object.values(root.paths ?? {})) {
+    for (const operation of Object.values(item ?? {})) {
+      if (!isObject(operation)) continue;
+      fix(operation);
+      const security = operation.security ?? root.security;
+      const protectedBy = Array.isArray(security) && security.length > 0 && security.every((/** @type {Node} */ r) => Object.keys(r).length > 0);
+      if (!protectedBy) delete operation["x-required-acl"];
+    }
+  }
+}
+
+/**
+ * Removes from every named example the fields its media type's schema lost.
+ * @param {Node} root
+ * @param {Map<Node, Set<string>>} lostProperties
+ */
+function pruneExamples(root, lostProperties) {
+  if (lostProperties.size === 0) return;
+  /** @param {any} node */
+  const visit = (node) => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!isObject(node)) return;
+    if (isObject(node.schema) && (isObject(node.examples) || node.example !== undefined)) {
+      for (const example of Object.values(node.examples ?? {})) {
+        const resolved = deref(root, example);
+        if (isObject(resolved) && "value" in resolved) prune(root, resolved.value, node.schema, lostProperties);
+      }
+      if (node.example !== undefined) prune(root, node.example, node.schema, lostProperties);
+    }
+    Object.values(node).forEach(visit);
+  };
+  visit(root.paths);
+  visit(root.components);
+}
+
+/**
+ * @param {Node} root
+ * @param {unknown} value
+ * @param {unknown} schemaNode
+ * @param {Map<Node, Set<string>>} lostProperties
+ */
+function prune(root, value, schemaNode, lostProperties) {
+  const schema = deref(root, schemaNode);
+  if (!isObject(schema)) return;
+  if (Array.isArray(value)) {
+    for (const item of value) prune(root, item, schema.items, lostProperties);
+  } else if (isObject(value)) {
+    const lost = lostProperties.get(schema);
+    for (const key of Object.keys(value)) {
+      if (lost?.has(key)) delete value[key];
+      else prune(root, value[key], schema.properties?.[key], lostProperties);
+    }
+  }
+}
+
+/**
+ * Operations get a badge naming the release that introduced them (the
+ * baseline when unmarked); any other element marked `x-since` says it in
+ * its description.
+ * @param {any} node
+ * @param {string} pointer
+ * @param {string} baseline
+ */
+function markIntroductions(node, pointer, baseline) {
+  if (Array.isArray(node)) return node.forEach((item, index) => markIntroductions(item, `${pointer}/${index}`, baseline));
+  if (!isObject(node)) return;
+  const since = node["x-since"];
+  if (/^#\/paths\/[^/]+\/(get|put|post|delete|patch|head|options|trace)$/.test(pointer)) {
+    node["x-badges"] = [{ name: `Since ${typeof since === "string" ? since : baseline}` }];
+  } else if (typeof since === "string") {
+    const note = `Since release ${since}.`;
+    node.description = typeof node.description === "string" ? `${node.description.trimEnd()}\n\n${note}` : note;
+  }
+  for (const [key, child] of Object.entries(node)) {
+    // Example payloads are data, not contract elements.
+    if (key === "value" && pointer.startsWith("#/components/examples/")) continue;
+    markIntroductions(child, `${pointer}/${escape(key)}`, baseline);
+  }
+}
+
+/**
+ * Keeps the rows of the `| Release | Change |` table up to `release`.
+ * @param {string} description
+ * @param {string} release
+ */
+function historyUpTo(description, release) {
+  return description
+    .split("\n")
+    .filter((line) => {
+      const row = /^\|\s*(\d+(?:\.\d+)*)\s*\|/.exec(line.trim());
+      return row === null || compareReleases(/** @type {string} */ (row[1]), release) <= 0;
+    })
+    .join("\n");
+}
+
+/** The marker line under a heading of info.description: `<!-- x-since: "15.19" ... -->`. */
+export const SECTION_MARKER = /^\s*<!--\s*x-since:\s*"([^"]*)".*-->\s*$/;
+
+/**
+ * Drops the Markdown sections marked as introduced after `release` (the
+ * heading, its marker and everything up to the next heading of the same or a
+ * higher level) and every marker line.
+ * @param {string} description
+ * @param {string} release
+ */
+function sectionsUpTo(description, release) {
+  const lines = description.split("\n");
+  const kept = [];
+  /** Level of the heading whose section is being dropped, or 0. */
+  let dropping = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const line = /** @type {string} */ (lines[i]);
+    const heading = /^(#{1,6})\s/.exec(line);
+    if (heading !== null) {
+      const level = /** @type {string} */ (heading[1]).length;
+      if (dropping > 0 && level > dropping) continue;
+      dropping = 0;
+      const marker = SECTION_MARKER.exec(lines[i + 1] ?? "");
+      if (marker !== null && isRelease(marker[1]) && compareReleases(/** @type {string} */ (marker[1]), release) > 0) {
+        dropping = level;
+        continue;
+      }
+    }
+    if (dropping > 0 || SECTION_MARKER.test(line)) continue;
+    kept.push(line);
+  }
+  return kept.join("\n");
+}
+
+/**
+ * @param {Map<Node, Set<string>>} lostProperties
+ * @param {Node} schema
+ * @param {string} name
+ */
+function lose(lostProperties, schema, name) {
+  const names = lostProperties.get(schema) ?? new Set();
+  names.add(name);
+  lostProperties.set(schema, names);
+}
+
+/**
+ * Follows local `$ref`s.
+ * @param {Node} root
+ * @param {unknown} node
+ * @returns {unknown}
+ */
+function deref(root, node) {
+  let current = node;
+  for (let hops = 0; hops < 32 && isObject(current) && typeof current.$ref === "string"; hops++) {
+    /** @type {any} */
+    let target = root;
+    for (const segment of current.$ref.replace(/^#\/?/, "").split("/")) target = isObject(target) ? target[unescape(segment)] : undefined;
+    current = target;
+  }
+  return current;
+}

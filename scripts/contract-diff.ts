@@ -1,0 +1,40 @@
+// npm run contract:diff -- [--from <release|file|git-ref>] [--to <...>] [--format markdown|json]
+//
+// The report a reviewer pastes into a review: what changed between two
+// versions of the contract, grouped by operation, each change marked breaking
+// or not. Default: the latest published release → the working openapi.yaml.
+// A report, not a gate: it exits 0 whatever it finds (npm run contract:gate
+// is what fails); only a usage error exits 2.
+import { parseArgs } from "node:util";
+import { changeReport, reportMarkdown } from "./lib/change-report.js";
+import { frozenReleases } from "./lib/project.js";
+import { withScratch } from "./lib/redocly.js";
+import { diffVersions, resolveVersion, workingVersion } from "./lib/versions.js";
+
+function usage(message: string): never {
+  console.error(`${message}\nusage: npm run contract:diff -- [--from <release|file|git-ref>] [--to <release|file|git-ref>] [--format markdown|json]`);
+  process.exit(2);
+}
+
+let values: { from?: string; to?: string; format?: string };
+try {
+  ({ values } = parseArgs({ options: { from: { type: "string" }, to: { type: "string" }, format: { type: "string", default: "markdown" } } }));
+} catch (error) {
+  usage((error as Error).message);
+}
+if (values.format !== "markdown" && values.format !== "json") usage(`unknown format ${String(values.format)}`);
+
+const latest = frozenReleases().at(-1);
+const fromSpec = values.from ?? latest;
+if (fromSpec === undefined) usage("no release is published yet (releases/ is empty): give --from");
+
+const report = await withScratch(async (scratch) => {
+  const versions = await Promise.all([resolveVersion(fromSpec, scratch), values.to === undefined ? workingVersion() : resolveVersion(values.to, scratch)]).catch(
+    (error: unknown) => usage((error as Error).message),
+  );
+  const [diff] = await diffVersions([versions]);
+  return changeReport(versions[0].label, versions[1].label, diff!);
+});
+
+if (values.format === "json") console.log(JSON.stringify(report, null, 2));
+else console.log(`## Contract changes: ${report.from} → ${report.to}\n\n${reportMarkdown(report)}`);

@@ -1,0 +1,135 @@
+// A `redocly diff` report as a reviewer reads it: changes grouped by
+// operation, each marked breaking (an impact Redocly rates major: a client of
+// the older version can fail) or not, in Markdown or JSON.
+import type { DiffChange, DiffReport } from "./redocly.js";
+
+export interface Change {
+  breaking: boolean;
+  /** added, removed, or modified (with the property that changed). */
+  kind: string;
+  /** Where, inside the operation (or the document, for the whole API). */
+  where: string;
+  /** What the diff rules say about it; empty for changes no rule flags. */
+  why: string[];
+}
+
+export interface ChangeGroup {
+  /** `GET /agents`, or `Whole API` for servers, security and the rest. */
+  operation: string;
+  changes: Change[];
+}
+
+export interface ChangeReport {
+  from: string;
+  to: string;
+  breaking: number;
+  nonBreaking: number;
+  groups: ChangeGroup[];
+}
+
+export const WHOLE_API = "Whole API";
+
+const unescape = (segment: string): string => segment.replace(/~1/g, "/").replace(/~0/g, "~");
+
+/**
+ * A location inside an operation in a reader's words:
+ * `responses/200/content/application/json/schema/items/properties/paused`
+ * becomes `response 200 body[].paused`.
+ */
+function readable(where: string): string {
+  return where
+    .replace(/^responses\/(\w+)\/content\/[^/]+\/[^/]+\/schema/, "response $1 body")
+    .replace(/^requestBody\/content\/[^/]+\/[^/]+\/schema/, "request body")
+    .replace(/^responses\/(\w+)/, "response $1")
+    .replace(/^requestBody/, "request body")
+    .replace(/\/properties\//g, ".")
+    .replace(/\/items(?=\/|\.|$)/g, "[]");
+}
+
+/** Splits `#/paths/~1agents/get/responses/200` into the operation and the rest. */
+function locate(pointer: string): { operation: string; where: string } {
+  const segments = pointer.replace(/^#\/?/, "").split("/").map(unescape);
+  if (segments[0] === "paths" && segments[1] !== undefined) {
+    const method = segments[2];
+    if (method !== undefined && /^(get|put|post|delete|patch|head|options|trace)$/.test(method)) {
+      return { operation: `${method.toUpperCase()} ${segments[1]}`, where: readable(segments.slice(3).join("/")) };
+    }
+    return { operation: segments[1], where: segments.slice(2).join("/") };
+  }
+  return { operation: WHOLE_API, where: segments.join("/") };
+}
+
+/** `modified maxLength 80 → 40`, `modified required + state_interface`. */
+function modification(change: DiffChange): string {
+  if (change.property === "description" || change.property === "summary") return "";
+  const before = change.base?.value;
+  const after = change.revision?.value;
+  if (Array.isArray(before) || Array.isArray(after)) {
+    const was = Array.isArray(before) ? before.map(String) : [];
+    const is = Array.isArray(after) ? after.map(String) : [];
+    const added = is.filter((item) => !was.includes(item)).map((item) => `+ ${item}`);
+    const removed = was.filter((item) => !is.includes(item)).map((item) => `− ${item}`);
+    return [...added, ...removed].join(", ");
+  }
+  const show = (value: unknown): string => (value === undefined ? "(none)" : typeof value === "string" && value.length > 60 ? "(text)" : JSON.stringify(value));
+  return typeof before === "object" || typeof after === "object" ? "" : `${show(before)} → ${show(after)}`;
+}
+
+function describe(change: DiffChange): Change {
+  const { where } = locate(change.path);
+  const kind = change.kind === "modified" && change.property !== undefined ? `modified ${change.property} ${modification(change)}`.trimEnd() : change.kind;
+  return {
+    breaking: change.impact === "major",
+    kind,
+    where,
+    why: change.verdicts.map((verdict) => `${verdict.message} (${verdict.ruleId})`),
+  };
+}
+
+/**
+ * Groups a diff by operation, breaking changes first. `info` (the version
+ * number and the prose of the front page) changes with every release and is
+ * left out.
+ */
+export function changeReport(from: string, to: string, report: DiffReport): ChangeReport {
+  const groups = new Map<string, Change[]>();
+  for (const change of report.changes) {
+    if (/^#\/info(\/|$)/.test(change.path)) continue;
+    const { operation } = locate(change.path);
+    groups.set(operation, [...(groups.get(operation) ?? []), describe(change)]);
+  }
+  const ordered = [...groups.entries()]
+    .sort(([a], [b]) => (a === WHOLE_API ? -1 : b === WHOLE_API ? 1 : 0))
+    .map(([operation, changes]) => ({ operation, changes: changes.sort((a, b) => Number(b.breaking) - Number(a.breaking)) }));
+  const all = ordered.flatMap((group) => group.changes);
+  return {
+    from,
+    to,
+    breaking: all.filter((change) => change.breaking).length,
+    nonBreaking: all.filter((change) => !change.breaking).length,
+    groups: ordered,
+  };
+}
+
+/** The report as Markdown, to paste into a review; `level` is the heading level of each operation. */
+export function reportMarkdown(report: ChangeReport, level = 3): string {
+  const lines: string[] = [];
+  if (report.groups.length === 0) return "No change.\n";
+  lines.push(
+    report.breaking > 0
+      ? `**Breaking:** ${report.breaking} ${report.breaking === 1 ? "change" : "changes"} can break a client of ${report.from}; ${report.nonBreaking} other.`
+      : `**Not breaking:** ${report.nonBreaking} ${report.nonBreaking === 1 ? "change" : "changes"}, none that can break a client of ${report.from}.`,
+    "",
+  );
+  for (const group of report.groups) {
+    lines.push(`${"#".repeat(level)} ${group.operation}`, "");
+    for (const change of group.changes) {
+      const mark = change.breaking ? "**breaking**" : "non-breaking";
+      const where = change.where === "" ? "" : ` \`${change.where}\``;
+      const why = change.why.length > 0 ? `: ${change.why.join(" ")}` : "";
+      lines.push(`- ${mark} · ${change.kind}${where}${why}`);
+    }
+    lines.push("");
+  }
+  return lines.join("\n");
+}

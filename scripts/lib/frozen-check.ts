@@ -1,0 +1,95 @@
+// A published release stays what it was: each releases/openapi-<release>.yaml
+// must be semantically identical to the view openapi.yaml derives for that
+// release today. Both go through the plugin's prose-free decorator, so
+// descriptions, summaries and the wording of examples do not count; what is
+// left (paths, operations, parameters, schemas and constraints, security,
+// servers, responses) must match exactly.
+import path from "node:path";
+import diff from "microdiff";
+import type { Finding } from "./finding.js";
+import { contractFile, frozenFile, frozenReleases, listedReleases, projectRoot, readConfig, releaseAlias, strayFrozenFiles } from "./project.js";
+import { bundleInto, readJson, withScratch } from "./redocly.js";
+import type { BundleRequest } from "./redocly.js";
+
+const PROSE_FREE = { "agentd/prose-free": "on" };
+
+const pointer = (segments: (string | number)[]): string =>
+  `#/${segments.map((segment) => String(segment).replace(/~/g, "~0").replace(/\//g, "~1")).join("/")}`;
+
+const show = (value: unknown): string => {
+  const text = JSON.stringify(value);
+  return text === undefined ? "nothing" : text.length > 120 ? `${text.slice(0, 117)}...` : text;
+};
+
+/** Findings about the set of published releases itself: strays, gaps, missing apis entries. */
+function bookkeeping(frozen: string[]): Finding[] {
+  const findings: Finding[] = [];
+  for (const name of strayFrozenFiles()) {
+    findings.push({
+      what: `releases/${name} is published but not a release of the contract`,
+      where: `releases/${name}`,
+      why: "every published release is listed in info.x-releases of openapi.yaml, with its history row",
+    });
+  }
+  const listed = listedReleases();
+  const latest = frozen.at(-1);
+  for (const release of listed) {
+    if (latest !== undefined && listed.indexOf(release) < listed.indexOf(latest) && !frozen.includes(release)) {
+      findings.push({
+        what: `release ${release} is not published, though ${latest} is`,
+        where: path.relative(projectRoot, frozenFile(release)),
+        why: `releases are published in order: npm run release -- ${release}`,
+      });
+    }
+  }
+  const apis = readConfig().apis ?? {};
+  for (const release of listed) {
+    if (apis[releaseAlias(release)] === undefined) {
+      findings.push({ what: `release ${release} has no view`, where: "redocly.yaml apis", why: `add an apis entry ${releaseAlias(release)} like the others` });
+    }
+  }
+  return findings;
+}
+
+export async function checkFrozenReleases(): Promise<Finding[]> {
+  const frozen = frozenReleases();
+  const findings = bookkeeping(frozen);
+  const apis = readConfig().apis ?? {};
+  const compared = frozen.filter((release) => apis[releaseAlias(release)] !== undefined);
+  const requests: Record<string, BundleRequest> = {};
+  for (const release of compared) {
+    requests[`published ${release}`] = { root: frozenFile(release), decorators: PROSE_FREE };
+    requests[`derived ${release}`] = { root: contractFile, decorators: { ...apis[releaseAlias(release)]!.decorators, ...PROSE_FREE } };
+  }
+  await withScratch(async (dir) => {
+    const files = await bundleInto(dir, requests);
+    for (const release of compared) {
+      const published = await readJson(files[`published ${release}`]!);
+      const derived = await readJson(files[`derived ${release}`]!);
+      const where = path.relative(projectRoot, frozenFile(release));
+      for (const difference of diff(published, derived)) {
+        const at = pointer(difference.path);
+        const what =
+          difference.type === "CREATE"
+            ? `release ${release} would gain ${at}`
+            : difference.type === "REMOVE"
+              ? `release ${release} would lose ${at}`
+              : `release ${release} would change ${at}`;
+        const values =
+          difference.type === "CREATE"
+            ? `the contract now derives ${show(difference.value)} there, which ${release} did not have`
+            : difference.type === "REMOVE"
+              ? `${release} had ${show(difference.oldValue)} there, which the contract no longer derives`
+              : `${release} had ${show(difference.oldValue)}, the contract now derives ${show(difference.value)}`;
+        findings.push({
+          what,
+          where: `${where} ${at}`,
+          why:
+            `${values}. A published release is frozen: give a new element the x-since of a new release ` +
+            `(with its history row), or correct the record on purpose with npm run release -- ${release} --amend`,
+        });
+      }
+    }
+  });
+  return findings;
+}

@@ -1,0 +1,336 @@
+// npm run contract:gate, the command a reviewer runs on a contract change, and
+// npm run contract:diff, the report they paste into the review. The gate runs
+// here on the repository (it must pass), then on broken copies of the
+// project in temporary directories: each breaking change of the issue must
+// fail it with a finding that names it, each harmless one must pass, and a
+// configuration that turns redocly diff's rules off must not pass silently.
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { repoRoot } from "./helpers/contract.js";
+import type { OpenApiDocument } from "./helpers/contract.js";
+import { addRelease, copyProject } from "./helpers/project-copy.js";
+import type { Outcome, ProjectCopy } from "./helpers/project-copy.js";
+
+const run = promisify(execFile);
+
+async function npm(args: string[]): Promise<Outcome> {
+  try {
+    const { stdout, stderr } = await run("npm", ["run", "--silent", ...args], { cwd: repoRoot, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NO_COLOR: "1" } });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code?: unknown; stdout?: string; stderr?: string };
+    return { code: typeof e.code === "number" ? e.code : -1, stdout: e.stdout ?? "", stderr: e.stderr ?? String(error) };
+  }
+}
+
+const BY_ID = "/agents/by-id/{agent_id}";
+const BY_NUMBER = "/agents/by-number/{agent_number}";
+const PAUSE = "/agents/by-number/{agent_number}/pause";
+
+/** Removes an AgentStatus field everywhere a client would see it (schema, required, examples). */
+function dropStatusField(d: OpenApiDocument, field: string): void {
+  const status = d.components.schemas.AgentStatus;
+  delete status.properties[field];
+  status.required = status.required.filter((name: string) => name !== field);
+  for (const example of Object.values<any>(d.components.examples)) {
+    for (const value of Array.isArray(example.value) ? example.value : [example.value]) {
+      if (value !== null && typeof value === "object" && "logged" in value) delete value[field];
+    }
+  }
+}
+
+interface Case {
+  what: string;
+  /** Changes the copy: its contract, and redocly.yaml when the case needs it. */
+  prepare: (copy: ProjectCopy) => Promise<void>;
+}
+
+interface FailingCase extends Case {
+  /** What the gate's output must say. */
+  finding: RegExp;
+}
+
+const edit = (mutate: (d: OpenApiDocument) => void) => (copy: ProjectCopy) => copy.editContract(mutate);
+
+// Each is a direct edit of openapi.yaml, so the published releases also stop
+// matching; what is checked is the breaking-change finding against 17.05.
+const MUST_FAIL: FailingCase[] = [
+  { what: "an operation removed", prepare: edit((d) => delete d.paths[BY_ID].get), finding: /Operation `GET \/agents\/by-id\/\{agent_id\}` was removed\..*operation-removed/ },
+  { what: "a path removed", prepare: edit((d) => delete d.paths[BY_ID]), finding: /path-removed/ },
+  { what: "a response status removed", prepare: edit((d) => delete d.paths[BY_NUMBER].get.responses["404"]), finding: /response-removed\)[\s\S]*where: GET \/agents\/by-number\/\{agent_number\} response 404/ },
+  { what: "a response property removed", prepare: edit((d) => dropStatusField(d, "context")), finding: /Property `context`.*was removed.*property-removed/ },
+  { what: "a response enum value removed", prepare: edit((d) => d.components.schemas.ErrorDetail.properties.location.enum.pop()), finding: /lost values: 'body'.*agentd\/response-enum-values-removed/ },
+  { what: "a request property newly required", prepare: edit((d) => (d.components.schemas.PauseRequest.required = ["reason"])), finding: /required-properties-added/ },
+  {
+    what: "a parameter newly required",
+    prepare: edit((d) => (d.paths["/agents"].get.parameters = [{ name: "context", in: "query", required: true, description: "Only this context.", schema: { type: "string" } }])),
+    finding: /parameter-became-required/,
+  },
+  { what: "a type changed", prepare: edit((d) => (d.components.schemas.AgentStatus.properties.logged.type = "string")), finding: /Type.*from 'boolean' to 'string'.*schema-type-changed/ },
+  { what: "maxLength lowered", prepare: edit((d) => (d.components.schemas.PauseReason.maxLength = 40)), finding: /`maxLength` of `reason` changed from '80' to '40'.*schema-constraint-changed/ },
+  { what: "a pattern narrowed", prepare: edit((d) => (d.components.schemas.AgentNumber.pattern = "^[0-9]{4}$")), finding: /`pattern`.*schema-constraint-changed/ },
+  { what: "a minimum raised", prepare: edit((d) => (d.components.schemas.AgentId.minimum = 10)), finding: /Lower bound changed from '>= 1' to '>= 10'.*schema-constraint-changed/ },
+  {
+    what: "a security requirement added",
+    prepare: edit((d) => {
+      d.components.securitySchemes.tenant = { type: "apiKey", in: "header", name: "X-Tenant", description: "The tenant." };
+      d.security = [{ token: [], tenant: [] }];
+    }),
+    finding: /security-requirement-changed/,
+  },
+  {
+    what: "a response property made nullable",
+    prepare: edit((d) => (d.components.schemas.AgentStatus.properties.origin_uuid.type = ["string", "null"])),
+    finding: /Type.*widened from 'string' to 'string \| null'.*schema-type-changed/,
+  },
+  {
+    what: "a response property made optional",
+    prepare: edit((d) => (d.components.schemas.AgentStatus.required = d.components.schemas.AgentStatus.required.filter((n: string) => n !== "logged"))),
+    finding: /required-properties-removed/,
+  },
+  // Removal done right: marked x-until a new release, so no published release
+  // changes and only the breaking-change check can see it.
+  {
+    what: "an operation removed in a new release (x-until), which empties its path",
+    prepare: async (copy) => {
+      await addRelease(copy, "18.01", "`GET /agents/by-id/{agent_id}` is removed.");
+      await copy.editContract((d) => (d.paths[BY_ID].get["x-until"] = "18.01"));
+    },
+    finding: /Path `\/agents\/by-id\/\{agent_id\}` was removed.*path-removed/,
+  },
+];
+
+const MUST_PASS: Case[] = [
+  {
+    what: "a new optional request property under a new release",
+    prepare: async (copy) => {
+      await addRelease(copy, "18.01", "Pause accepts an optional `until`.");
+      await copy.editContract((d) => {
+        d.components.schemas.PauseRequest.properties.until = { type: "string", format: "date-time", description: "When the pause ends.", "x-since": "18.01" };
+      });
+    },
+  },
+  {
+    what: "a new response property under a new release",
+    prepare: async (copy) => {
+      await addRelease(copy, "18.01", "The agent status gains `queue`.");
+      await copy.editContract((d) => {
+        const status = d.components.schemas.AgentStatus;
+        status.properties.queue = { type: ["string", "null"], description: "The agent's queue.", "x-since": "18.01" };
+        status.required.push("queue");
+        // Examples show it too: the release views drop it from them again.
+        for (const example of Object.values<any>(d.components.examples)) {
+          for (const value of Array.isArray(example.value) ? example.value : [example.value]) {
+            if (value !== null && typeof value === "object" && "logged" in value) value.queue = null;
+          }
+        }
+      });
+    },
+  },
+  {
+    what: "a new operation under a new release",
+    prepare: async (copy) => {
+      await addRelease(copy, "18.01", "`POST /agents/by-number/{agent_number}/unpause`.");
+      await copy.editContract((d) => {
+        const pause = d.paths[PAUSE].post;
+        d.paths["/agents/by-number/{agent_number}/unpause"] = {
+          "x-since": "18.01",
+          post: {
+            ...pause,
+            operationId: "unpauseAgentByNumber",
+            summary: "Unpause an agent",
+            "x-required-acl": "agentd.agents.by-number.{agent_number}.unpause.create",
+            description: "Ends the pause.\n\nRequired ACL: `agentd.agents.by-number.{agent_number}.unpause.create`.\n",
+          },
+        };
+        delete d.paths["/agents/by-number/{agent_number}/unpause"].post.requestBody;
+      });
+    },
+  },
+  {
+    what: "a description change",
+    prepare: edit((d) => {
+      d.paths["/agents"].get.description = "Lists every agent of the deployment, by `id`.\n\nRequired ACL: `agentd.agents.read`.\n";
+      d.components.schemas.AgentStatus.properties.context.description = "Dialplan context of the agent's extension; null when logged out.";
+      d.components.examples.AgentPaused.value.paused_reason = "coffee";
+    }),
+  },
+];
+
+/** Runs every case's gate, a few at a time (each is a few Redocly processes). */
+async function gateRuns<T extends Case>(cases: T[], concurrency = 3): Promise<Map<T, Outcome>> {
+  const results = new Map<T, Outcome>();
+  const queue = [...cases];
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+        const copy = await copyProject();
+        try {
+          await next.prepare(copy);
+          results.set(next, await copy.run("contract-gate"));
+        } finally {
+          await copy.remove();
+        }
+      }
+    }),
+  );
+  return results;
+}
+
+const show = (outcome: Outcome | undefined): string => `exit ${String(outcome?.code)}\n${outcome?.stdout ?? ""}${outcome?.stderr ?? ""}`;
+
+describe("npm run contract:gate on the repository", () => {
+  it("passes: every published release is what openapi.yaml derives, and nothing breaks 17.05", async () => {
+    const gate = await npm(["contract:gate"]);
+    expect(gate.code, show(gate)).toBe(0);
+    expect(gate.stdout).toMatch(/contract gate: passed/);
+  });
+});
+
+describe("the gate on broken copies", () => {
+  let failing = new Map<FailingCase, Outcome>();
+  let passing = new Map<Case, Outcome>();
+  beforeAll(async () => {
+    failing = await gateRuns(MUST_FAIL);
+    passing = await gateRuns(MUST_PASS);
+  }, 900_000);
+
+  it.each(MUST_FAIL.map((c) => [c.what, c] as const))("fails on %s, saying what, where and why", (_what, c) => {
+    const outcome = failing.get(c);
+    expect(outcome?.code, show(outcome)).toBe(1);
+    expect(outcome?.stdout).toMatch(c.finding);
+    expect(outcome?.stdout).toMatch(/why: +openapi\.yaml, taken as the next release, would break a client of 17\.05/);
+  });
+
+  it.each(MUST_PASS.map((c) => [c.what, c] as const))("passes on %s", (_what, c) => {
+    const outcome = passing.get(c);
+    expect(outcome?.code, show(outcome)).toBe(0);
+  });
+});
+
+describe("the frozen-release check", () => {
+  const copies: ProjectCopy[] = [];
+  afterAll(async () => {
+    await Promise.all(copies.map((copy) => copy.remove()));
+  });
+  const fresh = async (): Promise<ProjectCopy> => {
+    const copy = await copyProject();
+    copies.push(copy);
+    return copy;
+  };
+
+  it("fails on a new element without x-since, naming every release it changes", async () => {
+    const copy = await fresh();
+    await copy.editContract((d) => {
+      d.components.schemas.AgentStatus.properties.queue = { type: ["string", "null"], description: "The agent's queue." };
+    });
+    const gate = await copy.run("contract-gate");
+    expect(gate.code, show(gate)).toBe(1);
+    for (const release of ["15.14", "15.15", "15.18", "15.19", "17.05"]) {
+      expect(gate.stdout).toContain(`✗ release ${release} would gain #/components/schemas/AgentStatus/properties/queue`);
+    }
+    expect(gate.stdout).toMatch(/where: releases\/openapi-15\.14\.yaml #\/components\/schemas\/AgentStatus\/properties\/queue/);
+  });
+
+  it("fails on an edit of what an old release looked like, naming the release and the difference", async () => {
+    const copy = await fresh();
+    await copy.editContract((d) => (d.components.schemas.AgentStatus.properties.state_interface.maxLength = 64));
+    const gate = await copy.run("contract-gate");
+    expect(gate.code, show(gate)).toBe(1);
+    expect(gate.stdout).toContain("✗ release 15.15 would change #/components/schemas/AgentStatus/properties/state_interface/maxLength");
+    expect(gate.stdout).toContain("15.15 had 128, the contract now derives 64");
+    expect(gate.stdout).not.toContain("release 15.14 would");
+  });
+
+  it("does not count prose: a description and an example's wording changed in a frozen file pass", async () => {
+    const copy = await fresh();
+    await copy.editYaml("releases/openapi-15.15.yaml", (d) => {
+      d.components.schemas.AgentStatus.properties.logged.description = "Logged in or not (reworded).";
+      d.components.examples.AgentLoggedIn.value.context = "other-wording";
+    });
+    const gate = await copy.run("contract-gate");
+    expect(gate.code, show(gate)).toBe(0);
+  });
+
+  it("passes again once the record is corrected on purpose with release --amend, which prints the difference", async () => {
+    const copy = await fresh();
+    await copy.editContract((d) => (d.components.schemas.PauseReason.maxLength = 100));
+    expect((await copy.run("contract-gate")).code).toBe(1);
+    const amend = await copy.run("release", ["17.05", "--amend"]);
+    expect(amend.code, show(amend)).toBe(0);
+    expect(amend.stdout).toMatch(/^--- a\/releases\/openapi-17\.05\.yaml$/m);
+    expect(amend.stdout).toMatch(/^-\s+maxLength: 80$/m);
+    expect(amend.stdout).toMatch(/^\+\s+maxLength: 100$/m);
+    const gate = await copy.run("contract-gate");
+    expect(gate.code, show(gate)).toBe(0);
+  });
+});
+
+describe("the gate's guard against a silent redocly diff", () => {
+  it("fails when redocly.yaml turns no diff rule on, instead of passing", async () => {
+    const copy = await copyProject();
+    try {
+      await copy.editYaml("redocly.yaml", (config) => {
+        config.extends = config.extends.filter((name: string) => name !== "diff-recommended");
+        delete config.diff;
+      });
+      // A removal that no published release sees: without diff rules nothing else would catch it.
+      await addRelease(copy, "18.01", "`GET /agents/by-id/{agent_id}` is removed.");
+      await copy.editContract((d) => (d.paths[BY_ID].get["x-until"] = "18.01"));
+      const gate = await copy.run("contract-gate");
+      expect(gate.code, show(gate)).toBe(1);
+      expect(gate.stdout).toContain("✗ redocly diff cannot see breaking changes");
+    } finally {
+      await copy.remove();
+    }
+  });
+});
+
+describe("npm run contract:diff", () => {
+  it("reports the latest release against the working openapi.yaml by default, and exits 0", async () => {
+    const report = await npm(["contract:diff"]);
+    expect(report.code, show(report)).toBe(0);
+    expect(report.stdout).toMatch(/^## Contract changes: 17\.05 → openapi\.yaml$/m);
+  });
+
+  it("groups the changes by operation and marks each breaking or not, as JSON", async () => {
+    const report = await npm(["contract:diff", "--", "--from", "15.18", "--to", "15.19", "--format", "json"]);
+    expect(report.code, show(report)).toBe(0);
+    const json = JSON.parse(report.stdout) as { from: string; to: string; breaking: number; groups: { operation: string; changes: { breaking: boolean; where: string }[] }[] };
+    expect({ from: json.from, to: json.to }).toEqual({ from: "15.18", to: "15.19" });
+    expect(json.breaking).toBeGreaterThan(0);
+    const operations = json.groups.map((g) => g.operation);
+    expect(operations).toEqual(expect.arrayContaining(["Whole API", "GET /agents", "POST /agents/by-number/{agent_number}/pause"]));
+    const whole = json.groups.find((g) => g.operation === "Whole API");
+    expect(whole?.changes).toContainEqual(expect.objectContaining({ breaking: true, where: "security" }));
+    expect(json.groups.find((g) => g.operation === "GET /agents")?.changes).toContainEqual(expect.objectContaining({ breaking: false, where: "response 401" }));
+  });
+
+  it("exits 0 on a breaking change too (the gate is what fails), marking it breaking in Markdown", async () => {
+    const copy = await copyProject();
+    try {
+      await copy.editContract((d) => delete d.paths[BY_ID].get);
+      const report = await copy.run("contract-diff", ["--from", "17.05"]);
+      expect(report.code, show(report)).toBe(0);
+      expect(report.stdout).toMatch(/^\*\*Breaking:\*\*/m);
+      expect(report.stdout).toMatch(/^### GET \/agents\/by-id\/\{agent_id\}$/m);
+      expect(report.stdout).toMatch(/- \*\*breaking\*\* · removed.*Operation `GET \/agents\/by-id\/\{agent_id\}` was removed/);
+    } finally {
+      await copy.remove();
+    }
+  });
+
+  it("takes a file or a git revision as well as a release, and refuses anything else with exit 2", async () => {
+    const file = await npm(["contract:diff", "--", "--from", "releases/openapi-15.14.yaml", "--to", "15.15"]);
+    expect(file.code, show(file)).toBe(0);
+    expect(file.stdout).toMatch(/^## Contract changes: releases\/openapi-15\.14\.yaml → 15\.15$/m);
+    expect(file.stdout).toContain("state_interface");
+    const git = await npm(["contract:diff", "--", "--from", "HEAD"]);
+    expect(git.code, show(git)).toBe(0);
+    expect(git.stdout).toMatch(/^## Contract changes: HEAD:openapi\.yaml → openapi\.yaml$/m);
+    const bad = await npm(["contract:diff", "--", "--from", "no-such-thing"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/neither a release/);
+  });
+});

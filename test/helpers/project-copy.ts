@@ -1,0 +1,91 @@
+// A throwaway copy of the contract tooling (openapi.yaml, redocly.yaml and
+// its plugin, the published releases, the scripts), for tests that run the
+// release scripts on a deliberately broken contract. node_modules is linked,
+// not copied; the scripts find everything from their own location, so they
+// check the copy, never the repository.
+//
+//   const copy = await copyProject();
+//   await copy.editContract((d) => delete d.paths["/agents"].get);
+//   const gate = await copy.run("contract-gate");
+//   await copy.remove();
+import { execFile } from "node:child_process";
+import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { parse, stringify } from "yaml";
+import { repoRoot } from "./contract.js";
+import type { OpenApiDocument } from "./contract.js";
+
+const run = promisify(execFile);
+
+export interface Outcome {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface ProjectCopy {
+  dir: string;
+  /** Parses `file` (YAML) of the copy, lets `edit` change it, writes it back. */
+  editYaml(file: string, edit: (document: any) => void): Promise<void>;
+  editContract(edit: (document: OpenApiDocument) => void): Promise<void>;
+  /** Runs scripts/<script>.ts of the copy with tsx; never throws on a non-zero exit. */
+  run(script: string, args?: string[]): Promise<Outcome>;
+  remove(): Promise<void>;
+}
+
+const COPIED = ["openapi.yaml", "redocly.yaml", "package.json", "plugins", "releases", "scripts", "generated", path.join("docs", "redoc-template.hbs")];
+
+export async function copyProject(): Promise<ProjectCopy> {
+  const dir = await mkdtemp(path.join(tmpdir(), "agentd-project-"));
+  await mkdir(path.join(dir, "docs"));
+  for (const entry of COPIED) await cp(path.join(repoRoot, entry), path.join(dir, entry), { recursive: true });
+  await symlink(path.join(repoRoot, "node_modules"), path.join(dir, "node_modules"), "dir");
+
+  const editYaml = async (file: string, edit: (document: any) => void): Promise<void> => {
+    const at = path.join(dir, file);
+    const document: unknown = parse(await readFile(at, "utf8"));
+    edit(document);
+    await writeFile(at, stringify(document));
+  };
+
+  return {
+    dir,
+    editYaml,
+    editContract: (edit) => editYaml("openapi.yaml", edit),
+    run: async (script, args = []) => {
+      try {
+        const { stdout, stderr } = await run(path.join(dir, "node_modules", ".bin", "tsx"), [path.join("scripts", `${script}.ts`), ...args], {
+          cwd: dir,
+          maxBuffer: 64 * 1024 * 1024,
+          timeout: 300_000,
+          env: { ...process.env, NO_COLOR: "1" },
+        });
+        return { code: 0, stdout, stderr };
+      } catch (error) {
+        const e = error as { code?: unknown; stdout?: string; stderr?: string };
+        return { code: typeof e.code === "number" ? e.code : -1, stdout: e.stdout ?? "", stderr: e.stderr ?? String(error) };
+      }
+    },
+    remove: () => rm(dir, { recursive: true, force: true }),
+  };
+}
+
+/**
+ * Adds release `release` after the last one: to info.x-releases, to the
+ * history table, and as an apis entry of redocly.yaml (like the latest one's).
+ * What a contributor does before giving new elements `x-since: "<release>"`.
+ */
+export async function addRelease(copy: ProjectCopy, release: string, change: string): Promise<void> {
+  await copy.editContract((d) => {
+    const releases: string[] = d.info["x-releases"];
+    const last = releases[releases.length - 1]!;
+    releases.push(release);
+    const row = new RegExp(`^(\\| ${last.replace(".", "\\.")} \\|.*)$`, "m");
+    d.info.description = String(d.info.description).replace(row, `$1\n| ${release} | ${change} |`);
+  });
+  await copy.editYaml("redocly.yaml", (config) => {
+    config.apis[`agentd@${release}`] = { root: "./openapi.yaml", decorators: { "agentd/release-view": { release }, "remove-unused-components": "on" } };
+  });
+}

@@ -1,0 +1,69 @@
+// The mock of a published release, as a front end developing against an old
+// deployment starts it: `npm run mock -- --release <release>` (Prism serving
+// releases/openapi-<release>.yaml), called over HTTP.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectValid, loadContract } from "./helpers/contract.js";
+import { frozenFile } from "../scripts/lib/project.js";
+import { startPrism } from "./helpers/prism.js";
+import type { PrismHandle } from "./helpers/prism.js";
+
+const mocks = new Map<string, PrismHandle>();
+
+beforeAll(async () => {
+  // Other arguments go through to Prism: 15.19 runs in dynamic mode.
+  const started = await Promise.all([
+    startPrism({ mode: "mock", release: "15.14" }),
+    startPrism({ mode: "mock", release: "15.18" }),
+    startPrism({ mode: "mock", release: "15.19", dynamic: true }),
+  ]);
+  for (const [i, release] of ["15.14", "15.18", "15.19"].entries()) mocks.set(release, started[i]!);
+});
+
+afterAll(async () => {
+  await Promise.all([...mocks.values()].map((mock) => mock.stop()));
+});
+
+function mock(release: string): PrismHandle {
+  const found = mocks.get(release);
+  if (found === undefined) throw new Error(`no mock of ${release}`);
+  return found;
+}
+
+describe("npm run mock -- --release", () => {
+  it("serves the frozen release, with the caller's --host and --port instead of the defaults", () => {
+    for (const [release, handle] of mocks) {
+      const command = handle.output().split("\n").find((line) => line.startsWith("prism mock "));
+      expect(command, handle.output()).toBeDefined();
+      const args = (command ?? "").split(" ");
+      expect(args[2], release).toBe(`releases/openapi-${release}.yaml`);
+      expect(args.filter((arg) => arg === "--port"), release).toHaveLength(1);
+      expect(args.filter((arg) => arg === "--host"), release).toHaveLength(1);
+      expect(args[args.indexOf("--port") + 1]).toBe(String(handle.port));
+    }
+    expect(mock("15.19").output()).toMatch(/^prism mock .* --dynamic\b/m);
+  });
+
+  it("15.18 answers a GET without a token (no authentication before 15.19)", async () => {
+    const response = await fetch(`${mock("15.18").url}/agents/by-number/1001`);
+    expect(response.status).toBe(200);
+    const body = expectValid(loadContract(frozenFile("15.18")).responseValidator("getAgentByNumber", 200), await response.json());
+    expect(body).toHaveProperty("state_interface");
+  });
+
+  it("15.19 answers 401 without a token", async () => {
+    const response = await fetch(`${mock("15.19").url}/agents`);
+    expect(response.status).toBe(401);
+    const authorised = await fetch(`${mock("15.19").url}/agents`, { headers: { "X-Auth-Token": "any" } });
+    expect(authorised.status).toBe(200);
+  });
+
+  it("15.14's agents have no state_interface", async () => {
+    const response = await fetch(`${mock("15.14").url}/agents`);
+    expect(response.status).toBe(200);
+    const agents = expectValid(loadContract(frozenFile("15.14")).responseValidator("listAgents", 200), await response.json()) as Record<string, unknown>[];
+    expect(agents.length).toBeGreaterThan(0);
+    for (const agent of agents) {
+      expect(Object.keys(agent).sort()).toEqual(["context", "extension", "id", "logged", "number", "origin_uuid"]);
+    }
+  });
+});

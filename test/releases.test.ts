@@ -1,0 +1,269 @@
+// The release views: one apis entry of redocly.yaml per release of
+// info.x-releases, each bundled by Redocly with the plugin's release-view
+// decorator. Every view must lint with no problem and be the contract as
+// that release saw it (upstream's facts per release); releases compare as
+// numbers; a published release is never overwritten; each one's types are
+// exported as agentd/types/<release>.
+import { execFile } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { frozenFile, listedReleases, readConfig, releaseAlias } from "../scripts/lib/project.js";
+import { bundleInto, bundleView, lintBundled, readJson } from "../scripts/lib/redocly.js";
+import { repoRoot } from "./helpers/contract.js";
+import type { OpenApiDocument } from "./helpers/contract.js";
+
+const run = promisify(execFile);
+const releases = listedReleases();
+const aliases = ["main", ...releases.map(releaseAlias)];
+
+let scratch = "";
+const views = new Map<string, { file: string; document: OpenApiDocument }>();
+
+beforeAll(async () => {
+  scratch = await mkdtemp(path.join(tmpdir(), "agentd-views-"));
+  await Promise.all(
+    aliases.map(async (alias) => {
+      const text = await bundleView(alias);
+      const file = path.join(scratch, `${alias}.yaml`);
+      await writeFile(file, text);
+      views.set(alias, { file, document: parse(text) as OpenApiDocument });
+    }),
+  );
+});
+
+afterAll(async () => {
+  if (scratch !== "") await rm(scratch, { recursive: true, force: true });
+});
+
+function view(alias: string): OpenApiDocument {
+  const found = views.get(alias);
+  if (found === undefined) throw new Error(`no view ${alias}`);
+  return found.document;
+}
+
+const operations = (d: OpenApiDocument): Record<string, any>[] =>
+  Object.values<Record<string, any>>(d.paths).flatMap((item) => Object.values<Record<string, any>>(item));
+
+const BASE_FIELDS = ["id", "origin_uuid", "number", "extension", "context", "logged"];
+
+/** Upstream's contract at each release (../shared/reference/upstream-agentd.md). */
+const AT_RELEASE: Record<string, { fields: string[]; servers: string[]; token: boolean; pauseBody: boolean }> = {
+  "15.14": { fields: BASE_FIELDS, servers: ["http://localhost:9493/1.0"], token: false, pauseBody: false },
+  "15.15": { fields: [...BASE_FIELDS, "state_interface"], servers: ["http://localhost:9493/1.0"], token: false, pauseBody: false },
+  "15.18": { fields: [...BASE_FIELDS, "state_interface"], servers: ["https://localhost:9493/1.0", "https://{host}:{port}/1.0"], token: false, pauseBody: false },
+  "15.19": { fields: [...BASE_FIELDS, "state_interface"], servers: ["https://localhost:9493/1.0", "https://{host}:{port}/1.0"], token: true, pauseBody: false },
+  "17.05": {
+    fields: [...BASE_FIELDS, "paused", "paused_reason", "state_interface"],
+    servers: ["https://localhost:9493/1.0", "https://{host}:{port}/1.0"],
+    token: true,
+    pauseBody: true,
+  },
+};
+
+describe("redocly.yaml", () => {
+  const config = readConfig();
+
+  it("has main first, then one agentd@<release> entry per release of info.x-releases, each deriving that release", () => {
+    // `redocly lint openapi.yaml` takes the first entry whose root matches: main's strict rules.
+    expect(Object.keys(config.apis ?? {})).toEqual(aliases);
+    for (const release of releases) {
+      const entry = config.apis?.[releaseAlias(release)];
+      expect(entry?.root).toBe("./openapi.yaml");
+      expect(entry?.decorators).toEqual({ "agentd/release-view": { release }, "remove-unused-components": "on" });
+    }
+  });
+
+  it("relaxes a lint rule for a release only where the release demands it: no authentication before 15.19", () => {
+    for (const release of releases) {
+      const rules = config.apis?.[releaseAlias(release)]?.rules;
+      if (view(releaseAlias(release)).security === undefined) {
+        expect(rules, release).toEqual({ "security-defined": "off", "rule/operation-required-acl": "off" });
+      } else expect(rules, release).toBeUndefined();
+    }
+  });
+
+  it("lists the upstream facts of every release this test knows, and no other", () => {
+    expect(Object.keys(AT_RELEASE)).toEqual(releases);
+  });
+});
+
+describe("every view", () => {
+  it.each(aliases)("%s lints with the project's rules and 0 problems", async (alias) => {
+    const report = await lintBundled(views.get(alias)!.file, alias);
+    expect(report.problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location?.[0]?.pointer ?? "?"}`)).toEqual([]);
+    expect({ errors: report.errors, warnings: report.warnings }).toEqual({ errors: 0, warnings: 0 });
+  });
+
+  it.each(aliases)("%s shows the release that introduced each element", (alias) => {
+    const d = view(alias);
+    for (const operation of operations(d)) expect(operation["x-badges"], operation.operationId).toEqual([{ name: `Since ${releases[0]}` }]);
+    const stateInterface = d.components.schemas.AgentStatus.properties.state_interface;
+    if (stateInterface !== undefined) expect(stateInterface.description).toMatch(/Since release 15\.15\.$/);
+  });
+});
+
+describe.each(releases)("the view of %s", (release) => {
+  const facts = (): (typeof AT_RELEASE)[string] => AT_RELEASE[release]!;
+  const d = (): OpenApiDocument => view(releaseAlias(release));
+
+  it("is that release, knowing no later one", () => {
+    expect(d().info.version).toBe(release);
+    expect(d().info["x-releases"]).toEqual(releases.slice(0, releases.indexOf(release) + 1));
+    expect(JSON.stringify(d())).not.toContain('"x-until":');
+  });
+
+  it("has the agent status fields of the release, all required, in every example", () => {
+    const status = d().components.schemas.AgentStatus;
+    expect(Object.keys(status.properties).sort()).toEqual([...facts().fields].sort());
+    expect([...status.required].sort()).toEqual([...facts().fields].sort());
+    for (const name of ["AgentLoggedIn", "AgentLoggedOut", "AgentPaused"]) {
+      expect(Object.keys(d().components.examples[name].value).sort(), name).toEqual([...facts().fields].sort());
+    }
+    for (const agent of d().components.examples.AgentList.value) expect(Object.keys(agent).sort()).toEqual([...facts().fields].sort());
+  });
+
+  it("has the servers of the release, HTTPS first from 15.18", () => {
+    expect(d().servers.map((s: { url: string }) => s.url)).toEqual(facts().servers);
+  });
+
+  it("requires the token, with its 401 and 403 and ACLs, exactly from 15.19", () => {
+    const token = facts().token;
+    expect(d().security).toEqual(token ? [{ token: [] }] : undefined);
+    expect(d().components.securitySchemes?.token !== undefined).toBe(token);
+    for (const operation of operations(d())) {
+      expect(Object.keys(operation.responses).includes("401"), operation.operationId).toBe(token);
+      expect(Object.keys(operation.responses).includes("403"), operation.operationId).toBe(token);
+      expect(typeof operation["x-required-acl"], operation.operationId).toBe(token ? "string" : "undefined");
+    }
+    const unavailable = Object.keys(d().components.responses.ServiceUnavailable.content["application/json"].examples);
+    expect(unavailable.includes("authServerUnreachable")).toBe(token);
+  });
+
+  it("takes a pause body (with reason, 413 and 415) exactly from 17.05", () => {
+    const pause = d().paths["/agents/by-number/{agent_number}/pause"].post;
+    expect(pause.requestBody !== undefined).toBe(facts().pauseBody);
+    expect(Object.keys(pause.responses).includes("413")).toBe(facts().pauseBody);
+    expect(Object.keys(pause.responses).includes("415")).toBe(facts().pauseBody);
+    if (facts().pauseBody) expect(Object.keys(d().components.schemas.PauseRequest.properties)).toEqual(["reason"]);
+  });
+
+  it("keeps no component it does not use", () => {
+    const text = JSON.stringify(d().paths) + JSON.stringify(d().components);
+    for (const [section, entries] of Object.entries<Record<string, unknown>>(d().components)) {
+      if (section === "securitySchemes") continue;
+      for (const name of Object.keys(entries)) expect(text, `${section}/${name}`).toContain(`"#/components/${section}/${name}"`);
+    }
+  });
+});
+
+describe("the view of the current contract (main)", () => {
+  it("is the latest release without what a release removed: no plain-HTTP server", () => {
+    const d = view("main");
+    expect(d.info.version).toBe(releases.at(-1));
+    expect(d.servers.map((s: { url: string }) => s.url)).toEqual(AT_RELEASE[releases.at(-1)!]!.servers);
+  });
+
+  it("links every published release's page and carries the changelog", () => {
+    const description = String(view("main").info.description);
+    for (const release of releases) expect(description).toContain(`[${release}](releases/${release}.html)`);
+    expect(description).toMatch(/^## Changelog$/m);
+    expect(description).toMatch(/^### 15\.19$/m);
+  });
+});
+
+describe("release numbers", () => {
+  // A contract whose releases sort differently as text (15.10 < 15.9) and as numbers.
+  const fixture = {
+    openapi: "3.1.0",
+    info: { title: "Fixture", version: "15.18", "x-releases": ["15.9", "15.10", "15.18"] },
+    servers: [{ url: "https://example.test/old", "x-until": "15.10" }, { url: "https://example.test/new", "x-since": "15.10" }],
+    paths: {},
+    components: {
+      schemas: {
+        Thing: {
+          type: "object",
+          required: ["nine", "ten", "eighteen"],
+          properties: {
+            nine: { type: "string", "x-since": "15.9" },
+            ten: { type: "string", "x-since": "15.10" },
+            eighteen: { type: "string", "x-since": "15.18" },
+          },
+        },
+      },
+    },
+  };
+
+  it("compare as numbers: 15.9 < 15.10 < 15.18", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "agentd-numbers-"));
+    try {
+      const root = path.join(dir, "fixture.json");
+      await writeFile(root, JSON.stringify(fixture));
+      const at = (release: string) => ({ root, decorators: { "agentd/release-view": { release } } });
+      const files = await bundleInto(dir, { nine: at("15.9"), ten: at("15.10"), eighteen: at("15.18") });
+      const seen = async (name: string) => {
+        const d = (await readJson(files[name]!)) as OpenApiDocument;
+        return { servers: d.servers.map((s: { url: string }) => s.url), properties: Object.keys(d.components.schemas.Thing.properties), required: d.components.schemas.Thing.required };
+      };
+      expect(await seen("nine")).toEqual({ servers: ["https://example.test/old"], properties: ["nine"], required: ["nine"] });
+      expect(await seen("ten")).toEqual({ servers: ["https://example.test/new"], properties: ["nine", "ten"], required: ["nine", "ten"] });
+      expect(await seen("eighteen")).toEqual({ servers: ["https://example.test/new"], properties: ["nine", "ten", "eighteen"], required: ["nine", "ten", "eighteen"] });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("stay quoted strings in openapi.yaml and in every published release", () => {
+    const unquoted = /^\s*(?:x-since|x-until|version):\s*\d/m;
+    expect(readFileSync(path.join(repoRoot, "openapi.yaml"), "utf8")).not.toMatch(unquoted);
+    for (const release of releases) expect(readFileSync(frozenFile(release), "utf8"), release).not.toMatch(unquoted);
+  });
+});
+
+describe("npm run release", () => {
+  async function release(args: string[]): Promise<{ code: number; out: string }> {
+    try {
+      const { stdout, stderr } = await run("npm", ["run", "--silent", "release", "--", ...args], { cwd: repoRoot });
+      return { code: 0, out: stdout + stderr };
+    } catch (error) {
+      const e = error as { code?: number; stdout?: string; stderr?: string };
+      return { code: e.code ?? -1, out: `${e.stdout ?? ""}${e.stderr ?? ""}` };
+    }
+  }
+
+  it("has published every release of the history", () => {
+    for (const r of releases) expect(existsSync(frozenFile(r)), `releases/openapi-${r}.yaml`).toBe(true);
+  });
+
+  it("refuses to overwrite a published release, leaving it as it was", async () => {
+    const before = readFileSync(frozenFile("17.05"), "utf8");
+    const outcome = await release(["17.05"]);
+    expect(outcome.code).toBe(1);
+    expect(outcome.out).toContain("releases/openapi-17.05.yaml is published and frozen");
+    expect(outcome.out).toContain("npm run release -- 17.05 --amend");
+    expect(readFileSync(frozenFile("17.05"), "utf8")).toBe(before);
+  });
+
+  it("refuses a release the contract does not list", async () => {
+    const outcome = await release(["99.99"]);
+    expect(outcome.code).toBe(2);
+    expect(outcome.out).toMatch(/99\.99 is not a release of the contract: add it to info\.x-releases/);
+  });
+});
+
+describe("types per release", () => {
+  const packageJson = JSON.parse(readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { exports: Record<string, { types: string; default: string }> };
+
+  it.each(releases)("exports %s's types as agentd/types/<release>, built into dist", (r) => {
+    expect(existsSync(path.join(repoRoot, "generated", "releases", `${r}.ts`))).toBe(true);
+    const resolved = fileURLToPath(import.meta.resolve(`agentd/types/${r}`));
+    expect(resolved).toBe(path.join(repoRoot, "dist", "generated", "releases", `${r}.js`));
+    expect(packageJson.exports["./types/*"]?.types).toBe("./dist/generated/releases/*.d.ts");
+    expect(existsSync(resolved.replace(/\.js$/, ".d.ts")), "run npm run build").toBe(true);
+  });
+});
