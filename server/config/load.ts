@@ -64,17 +64,22 @@ export const ENV_DOCS: readonly EnvDoc[] = [
   {
     name: "AGENTD_RATE_LIMIT",
     default: "100",
-    description: "Requests per second allowed per token; 0 disables rate limiting. Past it the request answers 429 with Retry-After.",
+    description: "Requests per second allowed per valid token, and per client address for requests whose token is not yet known to be valid; 0 disables rate limiting. Past it the request answers 429 with Retry-After.",
   },
   {
     name: "AGENTD_RATE_BURST",
     default: "2 × AGENTD_RATE_LIMIT (200)",
-    description: "Requests a token may send at once before the rate applies; at least AGENTD_RATE_LIMIT.",
+    description: "Requests a token (or a client address) may send at once before the rate applies; at least AGENTD_RATE_LIMIT.",
   },
   {
     name: "AGENTD_CORS_ORIGINS",
     default: null,
     description: "Comma-separated browser origins allowed by CORS (e.g. https://app.example.com), or * for any; none by default.",
+  },
+  {
+    name: "AGENTD_TLS_HANDSHAKE_TIMEOUT",
+    default: "10s",
+    description: "A connection that has not completed its TLS handshake within this time is closed.",
   },
   { name: "AGENTD_DB_TIMEOUT", default: "5s", description: "Upper bound on one database round trip; past it the request answers 503." },
   {
@@ -202,6 +207,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     }
     return origins;
   });
+  const tlsHandshakeTimeoutMs = field("AGENTD_TLS_HANDSHAKE_TIMEOUT", 10_000, (raw) => duration(raw, 1));
   const dbTimeoutMs = field("AGENTD_DB_TIMEOUT", 5000, (raw) => duration(raw, 1));
   const shutdownTimeoutMs = field("AGENTD_SHUTDOWN_TIMEOUT", 10_000, (raw) => duration(raw, 0));
   const logLevel = field<Config["logLevel"]>("AGENTD_LOG_LEVEL", "info", (raw) => {
@@ -230,6 +236,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
       bodyLimitBytes,
       rateLimit: rate === 0 ? null : { perSecond: rate, burst },
       corsOrigins,
+      tlsHandshakeTimeoutMs,
       dbTimeoutMs,
       shutdownTimeoutMs,
       logLevel,

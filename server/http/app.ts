@@ -10,7 +10,7 @@ import { securityHandlers } from "./auth.js";
 import { errorHandler, notFound } from "./errors.js";
 import { agentRoutes } from "./handlers.js";
 import { requestLogger } from "./logging.js";
-import { rateLimiter } from "./rate-limit.js";
+import { rateLimits } from "./rate-limit.js";
 import { requestHygiene, strictIntegerPathParams } from "./request-hygiene.js";
 
 export interface AppDeps {
@@ -46,7 +46,8 @@ export function createApp({ config, store, verifier, logger }: AppDeps): Express
       }),
     );
   }
-  if (config.rateLimit) app.use(rateLimiter(config.rateLimit));
+  const limits = config.rateLimit ? rateLimits(config.rateLimit) : null;
+  if (limits) app.use(limits.middleware);
 
   app.use(requestHygiene);
   app.use(express.json({ limit: config.bodyLimitBytes, strict: true }));
@@ -57,7 +58,7 @@ export function createApp({ config, store, verifier, logger }: AppDeps): Express
       // Parameters are always coerced from strings; bodies never are: `{"reason": 42}` is a 400.
       validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false },
       validateResponses: config.validateResponses ? { removeAdditional: false } : false,
-      validateSecurity: { handlers: securityHandlers(verifier, logger) },
+      validateSecurity: { handlers: securityHandlers(verifier, logger, (token) => limits?.verified(token)) },
       validateFormats: true,
       ajvFormats: { mode: "full" },
       ignoreUndocumented: false,
