@@ -136,7 +136,7 @@ describe.skipIf(pgUrl === undefined)("three instances on one PostgreSQL", () => 
     // Each round changes the agent (a new reason, or none after one), and
     // the writer rotates, so every instance's cached list is outdated by
     // another's write 666 times. Reads go through the list (the cached
-    // path) and by number.
+    // path).
     const number = "3002";
     for (let round = 0; round < 1000; round++) {
       const writer = instances[round % 3]!;
@@ -147,7 +147,10 @@ describe.skipIf(pgUrl === undefined)("three instances on one PostgreSQL", () => 
         if (reader === writer) continue;
         const list = (await reader.call("GET", "/agents")).json as AgentStatus[];
         expect(list.find((agent) => agent.number === number), `round ${round}`).toMatchObject({ paused: true, paused_reason: reason });
-        expect((await reader.call("GET", `/agents/by-number/${number}`)).json, `round ${round}`).toMatchObject({ paused_reason: reason });
+        // By number (always a query on PostgreSQL) too, on every tenth round, to keep the test short.
+        if (round % 10 === 0) {
+          expect((await reader.call("GET", `/agents/by-number/${number}`)).json, `round ${round}`).toMatchObject({ paused_reason: reason });
+        }
       }
     }
   }, 300_000);
