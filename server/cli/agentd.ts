@@ -9,7 +9,6 @@ import { runAdmin } from "../admin/operations.js";
 import type { AdminRequest, AdminResponse } from "../admin/protocol.js";
 import type { Config } from "../config/config.js";
 import { loadConfig, loadDotEnv } from "../config/load.js";
-import { startServer } from "../serve.js";
 import { openState } from "../state.js";
 
 /** Exit codes: 0 success, 1 failure, 2 usage or configuration error. */
@@ -38,6 +37,10 @@ async function serve(): Promise<void> {
   const config = configFromEnvironment();
   // Asynchronous writes: under load many lines leave in one write(2).
   const logger = pino({ level: config.logLevel, base: { service: "agentd" } }, pino.destination({ dest: 1, sync: false }));
+  // Loaded here, not at the top: the HTTP stack (Express, the validator)
+  // takes most of a second to load, which every admin command (import,
+  // token) would otherwise pay for nothing.
+  const { startServer } = await import("../serve.js");
   let server;
   try {
     server = await startServer(config, logger);
