@@ -17,7 +17,9 @@ export function growthReport(result: GrowthResult): string {
   const copyRate = (size: number) => ratio(size, (result.copyMs[size] ?? NaN) / 1000);
   for (const size of settings.sizes) {
     const limit = result.limit[size];
-    lines.push(`| ${size} | limit: bare node:https, same bytes | ${fixed(limit ?? NaN, 0)} | 1.00 | | | | | | |`);
+    const connections = result.listConnections[size];
+    const listNote = connections !== undefined && connections !== settings.connections ? ` (GET /agents with ${connections} connections)` : "";
+    lines.push(`| ${size} | limit: bare node:https, same bytes${listNote} | ${fixed(limit ?? NaN, 0)} | 1.00 | | | | | | |`);
     for (const row of result.servers.filter((r) => r.agents === size)) {
       const rate = ratio(size, row.importMs / 1000);
       const failures = Object.values(row.failures).reduce((a, b) => a + b, 0);

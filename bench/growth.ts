@@ -53,6 +53,8 @@ export interface GrowthResult {
   servers: GrowthServerResult[];
   /** GET /agents from the limit, median req/s, by agent count. */
   limit: Record<number, number>;
+  /** Connections of the GET /agents cells, by agent count (the other cells use `settings.connections`). */
+  listConnections: Record<number, number>;
   /** `psql \copy` of the same rows, milliseconds, by agent count (PostgreSQL only). */
   copyMs: Record<number, number>;
   notes: string[];
@@ -70,6 +72,9 @@ function toCsv(agents: readonly AgentRecord[]): string {
       .join("\n") + "\n"
   );
 }
+
+/** About the size of one agent in GET /agents, in bytes (19.8 KB for the bench's first 100). */
+const LIST_BYTES_PER_AGENT = 200;
 
 const COLUMNS = "id, number, extension, context, logged, paused, paused_reason, state_interface";
 
@@ -104,29 +109,37 @@ export async function runGrowth(options: GrowthOptions): Promise<GrowthResult> {
     },
     servers: [],
     limit: {},
+    listConnections: {},
     copyMs: {},
     notes: [],
   };
   const withPsql = psqlAvailable();
   if (!withPsql) result.notes.push("psql not found: no COPY baseline");
 
-  const drive = async (target: RunningTarget, op: GrowthOp, seconds: number): Promise<DriveResult> => {
+  // A list of 100,000 agents is 20 MB. With 32 connections every answer
+  // would be in flight at once (640 MB of TLS records queued, none complete
+  // within a short cell), which measures buffering, not the server. List
+  // cells therefore keep about 64 MB in flight: 32 connections up to 10,000
+  // agents, 3 at 100,000; the limit gets the same count as the servers.
+  const listConnections = (size: number) =>
+    Math.max(1, Math.min(options.connections, Math.floor((64 * 2 ** 20) / (size * LIST_BYTES_PER_AGENT))));
+  const drive = async (target: RunningTarget, op: GrowthOp, seconds: number, size: number): Promise<DriveResult> => {
     const operation = OPERATIONS[op];
     const spec: DriveSpec = {
       url: target.base + operation.path,
       method: operation.method,
       headers: { "x-auth-token": BENCH_TOKEN, ...(op === "pause" ? { "content-type": "application/json" } : {}) },
       ...(op === "pause" ? { body: PAUSE_BODY } : {}),
-      connections: options.connections,
+      connections: op === "list" ? listConnections(size) : options.connections,
       durationSeconds: seconds,
       expectStatus: op === "pause" ? 204 : 200,
     };
     return runDrive(options.repo, pinning.load, spec);
   };
-  const measure = async (target: RunningTarget, op: GrowthOp) => {
-    await drive(target, op, options.warmupSeconds);
+  const measure = async (target: RunningTarget, op: GrowthOp, size: number) => {
+    await drive(target, op, options.warmupSeconds, size);
     const rounds: DriveResult[] = [];
-    for (let round = 0; round < options.rounds; round++) rounds.push(await drive(target, op, options.durationSeconds));
+    for (let round = 0; round < options.rounds; round++) rounds.push(await drive(target, op, options.durationSeconds, size));
     return {
       rps: median(rounds.map((r) => r.rps)),
       rounds: rounds.map((r) => Math.round(r.rps)),
@@ -195,12 +208,13 @@ export async function runGrowth(options: GrowthOptions): Promise<GrowthResult> {
         else if (list.body !== reference) throw new Error(`growth ${size}: a server's list differs from the limit's`);
       }
 
-      result.limit[size] = (await measure(limit, "list")).rps;
+      result.listConnections[size] = listConnections(size);
+      result.limit[size] = (await measure(limit, "list", size)).rps;
       log(`growth ${size}: limit list ${result.limit[size]!.toFixed(0)} req/s`);
       for (const { store, target } of servers) {
         const cells = {} as Record<GrowthOp, Awaited<ReturnType<typeof measure>>>;
         for (const op of GROWTH_OPS) {
-          cells[op] = await measure(target, op);
+          cells[op] = await measure(target, op, size);
           log(`growth ${size}: ${store} ${op} ${cells[op].rps.toFixed(0)} req/s${cells[op].failures > 0 ? ` (${cells[op].failures} failures)` : ""}`);
         }
         result.servers.push({
