@@ -19,9 +19,11 @@ export const HOT_AGENT_NUMBER = String(1000 + HOT_AGENT_ID);
 export const PAUSE_REASON = "bench";
 export const PAUSE_BODY = JSON.stringify({ reason: PAUSE_REASON });
 
-export function benchAgents(): AgentRecord[] {
+/** `count` agents (the growth table uses 100 to 100,000), the same pattern whatever the count. */
+export function benchAgents(count: number = AGENT_COUNT): AgentRecord[] {
+  if (count < HOT_AGENT_ID) throw new Error(`the bench needs at least ${HOT_AGENT_ID} agents`);
   const agents: AgentRecord[] = [];
-  for (let id = 1; id <= AGENT_COUNT; id++) {
+  for (let id = 1; id <= count; id++) {
     const logged = id % 5 !== 0 || id === HOT_AGENT_ID;
     const paused = logged && (id % 3 === 0 || id === HOT_AGENT_ID);
     agents.push({

@@ -3,6 +3,8 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { openSync, readFileSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
+import path from "node:path";
+import type { DriveResult, DriveSpec } from "./drive.js";
 
 /** Whether `taskset` can pin processes to cores here (Linux util-linux). */
 export function tasksetWorks(): boolean {
@@ -138,4 +140,13 @@ export function stop(child: ChildProcess, graceMs = 5000): Promise<void> {
     });
     child.kill("SIGTERM");
   });
+}
+
+/** One autocannon run (bench/drive.ts) in its own process, pinned to `core`; its JSON result. */
+export async function runDrive(repo: string, core: number | null, spec: DriveSpec): Promise<DriveResult> {
+  const out = await runToEnd(process.execPath, ["--import", "tsx", path.join(repo, "bench", "drive.ts"), JSON.stringify(spec)], {
+    core,
+    cwd: repo,
+  });
+  return JSON.parse(out.trim().split("\n").pop()!) as DriveResult;
 }

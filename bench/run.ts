@@ -6,17 +6,20 @@
 //   npm run bench -- --quick            # 1 round of 2 s: smoke test
 //   npm run bench -- --rounds 5 --duration 15 --only 'server|framework'
 //   npm run bench -- --json out.json --cpu-prof /tmp/prof
-import { randomBytes } from "node:crypto";
+//   npm run bench -- --quick --growth-only --sizes 100,10000   # the growth table alone
+//
+// After the main table (100 agents, every target) comes the growth table
+// (bench/growth.ts): 100 to 100,000 agents on PGlite and PostgreSQL.
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import pg from "pg";
 import type { DriveResult, DriveSpec } from "./drive.js";
 import {
   AGENT_COUNT,
   BENCH_TOKEN,
+  HOT_AGENT_ID,
   OPERATIONS,
   PAUSE_BODY,
   benchAgents,
@@ -25,7 +28,11 @@ import {
 } from "./fixtures.js";
 import { BASE_PATH } from "../server/contract.js";
 import { freePort } from "../test/helpers/ports.js";
-import { choosePinning, memory, request, runToEnd, stop, waitFor } from "./processes.js";
+import { createDatabase } from "./database.js";
+import { GROWTH_SIZES, runGrowth } from "./growth.js";
+import { growthReport } from "./growth-report.js";
+import { choosePinning, memory, request, runDrive, runToEnd, stop, waitFor } from "./processes.js";
+import { median } from "./stats.js";
 import { report, type CellResult, type RunInfo } from "./report.js";
 import { serverEnv, spawnServer, targetSpecs, type BenchContext, type RunningTarget, type TargetSpec } from "./targets.js";
 
@@ -43,6 +50,9 @@ const { values: flags } = parseArgs({
     json: { type: "string" },
     "cpu-prof": { type: "string" },
     "database-url": { type: "string" },
+    "growth-only": { type: "boolean", default: false },
+    "skip-growth": { type: "boolean", default: false },
+    sizes: { type: "string" },
   },
 });
 
@@ -67,37 +77,6 @@ function log(message: string): void {
   process.stderr.write(`[bench] ${message}\n`);
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
-  if (sorted.length === 0) return NaN;
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-/** A database of its own on the PostgreSQL server, or null (with the reason) when none can be created. */
-async function createDatabase(url: string): Promise<{ url: string; drop(): Promise<void> } | { url: null; reason: string }> {
-  const name = `agentd_bench_${randomBytes(6).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
-  try {
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-  } catch (err) {
-    await admin.end().catch(() => undefined);
-    return { url: null, reason: (err as Error).message };
-  }
-  await admin.end();
-  const target = new URL(url);
-  target.pathname = `/${name}`;
-  return {
-    url: target.href,
-    async drop() {
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await client.end();
-    },
-  };
-}
 
 function driveSpec(target: RunningTarget, op: OperationName): DriveSpec {
   const operation = OPERATIONS[op];
@@ -117,12 +96,8 @@ function driveSpec(target: RunningTarget, op: OperationName): DriveSpec {
   return spec;
 }
 
-async function drive(ctxCore: number | null, spec: DriveSpec): Promise<DriveResult> {
-  const out = await runToEnd(process.execPath, ["--import", "tsx", path.join(repo, "bench", "drive.ts"), JSON.stringify(spec)], {
-    core: ctxCore,
-    cwd: repo,
-  });
-  return JSON.parse(out.trim().split("\n").pop()!) as DriveResult;
+function drive(core: number | null, spec: DriveSpec): Promise<DriveResult> {
+  return runDrive(repo, core, spec);
 }
 
 /** One request per operation with certificate verification on; server bodies must equal the limit's bytes. */
@@ -163,7 +138,8 @@ async function coldStarts(ctx: BenchContext, dataDir: string, count: number, ca:
   return times;
 }
 
-async function main(): Promise<void> {
+/** The main table: every target at 100 agents. Prints it; returns the raw figures. */
+async function mainTable(): Promise<{ info: RunInfo; cells: CellResult[] }> {
   const started = new Date();
   const loadBefore = os.loadavg()[0]!;
   const pinning = choosePinning(os.availableParallelism());
@@ -302,8 +278,8 @@ async function main(): Promise<void> {
       notes,
     };
     process.stdout.write(report(info, cellResults));
-    if (flags.json) await writeFile(flags.json, JSON.stringify({ info, cells: cellResults }, null, 2) + "\n");
     failed = false;
+    return { info, cells: cellResults };
   } finally {
     for (const target of running) for (const child of target.processes) await stop(child);
     if (dropDatabase) await dropDatabase().catch((err: Error) => log(`could not drop the bench database: ${err.message}`));
@@ -311,6 +287,33 @@ async function main(): Promise<void> {
     if (failed) log(`logs kept in ${work}`);
     else await rm(work, { recursive: true, force: true });
   }
+}
+
+async function main(): Promise<void> {
+  const results: Record<string, unknown> = {};
+  if (!flags["growth-only"]) results.main = await mainTable();
+  if (!flags["skip-growth"]) {
+    const growth = await runGrowth({
+      repo,
+      sizes: sizes(flags.sizes),
+      postgresUrl,
+      connections: settings.connections,
+      durationSeconds: settings.durationSeconds,
+      warmupSeconds: settings.warmupSeconds,
+      rounds: settings.rounds,
+      log,
+    });
+    process.stdout.write("\n" + growthReport(growth));
+    results.growth = growth;
+  }
+  if (flags.json) await writeFile(flags.json, JSON.stringify(results, null, 2) + "\n");
+}
+
+function sizes(raw: string | undefined): number[] {
+  if (raw === undefined) return [...GROWTH_SIZES];
+  const list = raw.split(",").map((item) => Number(item.trim()));
+  if (list.some((n) => !Number.isInteger(n) || n < HOT_AGENT_ID)) throw new Error(`--sizes must be agent counts of at least ${HOT_AGENT_ID}, got ${raw}`);
+  return list;
 }
 
 main().catch((err: unknown) => {

@@ -39,11 +39,18 @@ export interface TargetSpec {
 
 const ALL_OPS: readonly OperationName[] = ["list", "byId", "byNumber", "pause"];
 
-function tsxTarget(ctx: BenchContext, file: string, port: number, log: string, stdout: string = "ignore"): ChildProcess {
+function tsxTarget(
+  ctx: BenchContext,
+  file: string,
+  port: number,
+  log: string,
+  stdout: string = "ignore",
+  env: Record<string, string> = {},
+): ChildProcess {
   return spawnOn(process.execPath, ["--import", "tsx", path.join(ctx.repo, "bench", "targets", file)], {
     core: ctx.core,
     cwd: ctx.repo,
-    env: { ...process.env, BENCH_PORT: String(port), BENCH_CERT: ctx.cert.certPath, BENCH_KEY: ctx.cert.keyPath },
+    env: { ...process.env, BENCH_PORT: String(port), BENCH_CERT: ctx.cert.certPath, BENCH_KEY: ctx.cert.keyPath, ...env },
     stdout,
     stderr: path.join(ctx.work, log),
   });
@@ -79,7 +86,15 @@ export function spawnServer(ctx: BenchContext, settings: Record<string, string>,
   });
 }
 
-async function server(ctx: BenchContext, settings: Record<string, string>, log: string, nodeFlags: string[] = []): Promise<RunningTarget> {
+/** The limit (bare node:https) serving the bodies of `agents` bench agents, for the growth table. */
+export async function limitFor(ctx: BenchContext, agents: number): Promise<RunningTarget> {
+  const port = await freePort();
+  const child = tsxTarget(ctx, "limit.ts", port, `limit-${agents}.log`, "ignore", { BENCH_AGENTS: String(agents) });
+  return { base: `https://127.0.0.1:${port}/1.0`, https: true, main: child, processes: [child] };
+}
+
+/** `agentd serve` from dist/ on a free port with these settings. */
+export async function server(ctx: BenchContext, settings: Record<string, string>, log: string, nodeFlags: string[] = []): Promise<RunningTarget> {
   const port = await freePort();
   const child = spawnServer(ctx, { ...settings, AGENTD_PORT: String(port) }, log, nodeFlags);
   return { base: `https://127.0.0.1:${port}${BASE_PATH}`, https: true, main: child, processes: [child] };

@@ -79,7 +79,16 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
 
     const app = createApp({ config, store: state.store, verifier, logger, metrics: metrics ?? NO_METRICS });
     // The app answers a missing Host itself, with the contract's Error body.
-    const server = https.createServer({ ...tlsServerOptions(certificate), requireHostHeader: false }, app);
+    const server = https.createServer(
+      {
+        ...tlsServerOptions(certificate),
+        requireHostHeader: false,
+        // Node's default is 120 s: that long, a silent connection holds a
+        // file descriptor, and enough of them lock every client out.
+        handshakeTimeout: config.tlsHandshakeTimeoutMs,
+      },
+      app,
+    );
     // Bounded waits, so a slow or stalled client cannot hold a connection forever.
     server.headersTimeout = 10_000;
     server.requestTimeout = 30_000;

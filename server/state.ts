@@ -14,6 +14,7 @@ import { seedDemoAgents } from "./store/seed.js";
 import { SqlTokenStore } from "./store/sql-token-store.js";
 import { CachedAgentStore } from "./store/cached-agent-store.js";
 import { CachedTokenStore } from "./store/cached-token-store.js";
+import { VersionedListStore } from "./store/versioned-list-store.js";
 
 /** Everything that lives in the database, opened and migrated. */
 export interface State {
@@ -45,10 +46,11 @@ export async function openState(config: Config, logger: Logger, metrics: Metrics
     const tokens = new SqlTokenStore(db);
     // The embedded database has exactly one user, this process, so reads can
     // be served from memory without ever going stale. PostgreSQL is shared
-    // by several instances and the CLI: every read asks it.
+    // by several instances and the CLI: every read asks it, and the list is
+    // reused only while the data version says nothing changed.
     return db.kind === "pglite"
       ? { db, store: new CachedAgentStore(store), tokens: new CachedTokenStore(tokens) }
-      : { db, store, tokens };
+      : { db, store: new VersionedListStore(store), tokens };
   } catch (err) {
     await db.close().catch(() => undefined);
     throw err;

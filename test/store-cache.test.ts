@@ -63,6 +63,23 @@ describe("CachedAgentStore on PGlite", () => {
     expect(await cached.getByNumber(away.number)).toEqual(await direct.getByNumber(away.number));
   });
 
+  it("a pause replaces only its agent: every other object and the list's order stay, and the list is rebuilt once", async () => {
+    const direct = new SqlAgentStore(db, ORIGIN);
+    const cached = new CachedAgentStore(new SqlAgentStore(db, ORIGIN));
+    const before = await cached.list();
+    expect(await cached.list()).toBe(before);
+    expect(await cached.pause("1005", "only me")).toBe("paused");
+    const after = await cached.list();
+    expect(after).not.toBe(before);
+    expect(await cached.list()).toBe(after);
+    expect(after).toEqual(await direct.list());
+    after.forEach((agent, i) => {
+      if (agent.number === "1005") expect(agent).not.toBe(before[i]);
+      else expect(agent).toBe(before[i]);
+    });
+    expect(await cached.getById(5)).toBe(await cached.getByNumber("1005"));
+  });
+
   it("reloads after an import, and after a failed one", async () => {
     const direct = new SqlAgentStore(db, ORIGIN);
     const cached = new CachedAgentStore(new SqlAgentStore(db, ORIGIN));

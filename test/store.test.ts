@@ -11,9 +11,10 @@ import pg from "pg";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { migrate, MIGRATIONS } from "../server/db/migrations.js";
 import { openPostgres } from "../server/db/postgres.js";
-import { DatabaseUnavailableError, type Database } from "../server/db/sql.js";
+import { DatabaseUnavailableError, type Database, type Sql } from "../server/db/sql.js";
 import type { AgentRecord } from "../server/store/agent-store.js";
 import { SqlAgentStore } from "../server/store/sql-agent-store.js";
+import { VersionedListStore } from "../server/store/versioned-list-store.js";
 import { readOriginUuid } from "../server/store/deployment.js";
 import { parseAgentImport } from "../server/admin/import-file.js";
 import { findContract } from "../server/contract.js";
@@ -167,6 +168,61 @@ describe.each(kinds)("store on $kind", ({ fresh, available }) => {
       // A failing row (number taken by an agent outside the batch) undoes the whole batch.
       await expect(store.upsert([loggedIn(4, "800"), loggedIn(5, "700")])).rejects.toThrow(/agents_number_key|duplicate key/);
       expect((await store.list()).map((a) => a.id)).toEqual([1, 2, 3]);
+    });
+
+    it("upsert sends one statement per batch of 10,000 agents, whatever the fleet's size", async () => {
+      const store = await resetAgents(db, []);
+      const sent: string[] = [];
+      // The real database, recording the start of every statement an import sends.
+      const counting: Sql = {
+        query: (text, params) => db.query(text, params),
+        transaction: (fn) =>
+          db.transaction((tx) =>
+            fn({
+              query: (text, params) => {
+                sent.push(text.trim().split(/\s+/).slice(0, 2).join(" "));
+                return tx.query(text, params);
+              },
+              transaction: (nested) => tx.transaction(nested),
+            }),
+          ),
+      };
+      const fleet = Array.from({ length: 25_000 }, (_, i) => ((i + 1) % 7 === 0 ? loggedOut(i + 1) : loggedIn(i + 1)));
+      // The last of two rows with one id wins, as with one statement per row.
+      fleet.push({ ...loggedIn(3), paused: true, paused_reason: "last wins" });
+      await new SqlAgentStore(counting, store.originUuid).upsert(fleet);
+      expect(sent).toEqual(["LOCK TABLE", "INSERT INTO", "INSERT INTO", "INSERT INTO"]);
+      const rows = await store.list();
+      expect(rows).toHaveLength(25_000);
+      expect(rows[2]).toMatchObject({ id: 3, paused: true, paused_reason: "last wins" });
+      expect(rows[6]).toMatchObject({ id: 7, logged: false, extension: null, context: null, state_interface: null });
+      expect(rows[24_999]).toMatchObject({ id: 25_000, number: "26000", state_interface: "PJSIP/agent25000" });
+      await resetAgents(db);
+    });
+
+    it("the data version moves with every committed write to the agents, and only then", async () => {
+      const store = await resetAgents(db);
+      const version = () => store.dataVersion();
+      let before = await version();
+      const moved = async (what: string, write: () => Promise<unknown>) => {
+        await write();
+        const after = await version();
+        expect(after, what).not.toBe(before);
+        before = after;
+      };
+      await moved("pause", () => store.pause("1001", "v"));
+      await moved("pause with the same reason", () => store.pause("1001", "v"));
+      await moved("import", () => store.upsert([loggedIn(7)]));
+      await moved("an update by hand", () => db.query("UPDATE agents SET paused = false, paused_reason = NULL WHERE id = 1"));
+      await moved("a delete by hand", () => db.query("DELETE FROM agents WHERE id = 7"));
+
+      expect(await store.pause("1002", "logged out")).toBe("not logged in");
+      expect(await store.pause("9999", null)).toBe("no such agent");
+      await expect(db.transaction(async (tx) => {
+        await new SqlAgentStore(tx, store.originUuid).pause("1005", "rolled back");
+        throw new Error("boom");
+      })).rejects.toThrow("boom");
+      expect(await version(), "refused pauses and a rolled-back one").toBe(before);
     });
 
     it("a transaction that throws changes nothing", async () => {
@@ -430,6 +486,47 @@ describe.skipIf(postgresTestUrl() === undefined)("PostgreSQL specifics", () => {
         .map((i) => `${i % 2 === 0 ? "A" : "B"}${i}`);
       expect(sent).toContain(row.paused_reason);
     }
+  });
+
+  it("the list is reused while the data version stands, and read again after any instance's write", async () => {
+    const [a, b] = [await t.openMigrated(), await t.openMigrated()];
+    const writer = await resetAgents(b, Array.from({ length: 10 }, (_, i) => loggedIn(i + 1)));
+    let listQueries = 0;
+    const countingA: Sql = {
+      query: (text, params) => {
+        if (text.includes("FROM agents ORDER BY id")) listQueries++;
+        return a.query(text, params);
+      },
+      transaction: (fn) => a.transaction(fn),
+    };
+    const reader = new VersionedListStore(new SqlAgentStore(countingA, writer.originUuid));
+    const direct = new SqlAgentStore(a, writer.originUuid);
+
+    const first = await reader.list();
+    expect(await reader.list()).toBe(first);
+    const together = await Promise.all([reader.list(), reader.list(), reader.list()]);
+    expect(together.every((list) => list === first)).toBe(true);
+    expect(listQueries).toBe(1);
+
+    const writes: [string, () => Promise<unknown>][] = [
+      ["a pause through another pool", () => writer.pause("1004", "elsewhere")],
+      ["the same pause again", () => writer.pause("1004", "elsewhere")],
+      ["an import through another pool", () => writer.upsert([loggedIn(11)])],
+      ["an update typed by an operator", () => b.query("UPDATE agents SET paused = false, paused_reason = NULL WHERE id = 4")],
+    ];
+    let previous = first;
+    for (const [what, write] of writes) {
+      await write();
+      const list = await reader.list();
+      expect(list, what).not.toBe(previous);
+      expect(list, what).toEqual(await direct.list());
+      previous = list;
+    }
+    expect(listQueries).toBe(1 + writes.length);
+    // Single-agent reads and pauses go straight to the database.
+    expect(await reader.getByNumber("1011")).toEqual(await direct.getByNumber("1011"));
+    expect(await reader.pause("1011", "here")).toBe("paused");
+    expect((await reader.list()).find((agent) => agent.id === 11)).toMatchObject({ paused: true, paused_reason: "here" });
   });
 
   it("an unreachable server is DatabaseUnavailableError, quickly", async () => {

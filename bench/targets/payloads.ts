@@ -1,6 +1,6 @@
 // The JSON bodies the in-memory baselines send, computed once at start-up:
 // exactly the bytes the real server sends for the same agents.
-import { benchAgents, toStatus } from "../fixtures.js";
+import { AGENT_COUNT, benchAgents, toStatus } from "../fixtures.js";
 
 export interface Payloads {
   list: Buffer;
@@ -11,8 +11,9 @@ export interface Payloads {
   known: Set<string>;
 }
 
-export function buildPayloads(): Payloads {
-  const agents = benchAgents();
+/** The bodies for `count` agents: BENCH_AGENTS when the runner sets it (growth table), else the bench's 100. */
+export function buildPayloads(count: number = Number(process.env.BENCH_AGENTS ?? AGENT_COUNT)): Payloads {
+  const agents = benchAgents(count);
   const byId = new Map<string, Buffer>();
   const byNumber = new Map<string, Buffer>();
   for (const agent of agents) {

@@ -11,7 +11,6 @@ import type { Config } from "../config/config.js";
 import { loadConfig, loadDotEnv } from "../config/load.js";
 import { renderEnvHelp } from "../config/variables.js";
 import { isLoopback } from "../ops/listener.js";
-import { startServer } from "../serve.js";
 import { openState } from "../state.js";
 
 /** Exit codes: 0 success, 1 failure, 2 usage or configuration error. */
@@ -40,6 +39,10 @@ async function serve(): Promise<void> {
   const config = configFromEnvironment();
   // Asynchronous writes: under load many lines leave in one write(2).
   const logger = pino({ level: config.logLevel, base: { service: "agentd" } }, pino.destination({ dest: 1, sync: false }));
+  // Loaded here, not at the top: the HTTP stack (Express, the validator)
+  // takes most of a second to load, which every admin command (import,
+  // token) would otherwise pay for nothing.
+  const { startServer } = await import("../serve.js");
   let server;
   try {
     server = await startServer(config, logger);

@@ -25,6 +25,8 @@ export interface Config {
   /** null: rate limiting disabled. */
   rateLimit: { perSecond: number; burst: number } | null;
   corsOrigins: string[];
+  /** A connection still without a completed TLS handshake after this long is closed. */
+  tlsHandshakeTimeoutMs: number;
   /** Upper bound on one database round trip before the request answers 503. */
   dbTimeoutMs: number;
   /** How long a graceful shutdown waits for in-flight requests. */

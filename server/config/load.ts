@@ -65,6 +65,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     bodyLimitBytes: required(V.bodyLimitBytes),
     rateLimit: rate === 0 ? null : { perSecond: rate, burst: burst ?? Math.max(1, rate * 2) },
     corsOrigins: optional(V.corsOrigins) ?? [],
+    tlsHandshakeTimeoutMs: required(V.tlsHandshakeTimeoutMs),
     dbTimeoutMs: required(V.dbTimeoutMs),
     shutdownTimeoutMs: required(V.shutdownTimeoutMs),
     opsHost: required(V.opsHost),

@@ -145,14 +145,15 @@ export const VARIABLES = {
   rateLimit: variable({
     name: "AGENTD_RATE_LIMIT",
     default: "100",
-    description: "Requests per second allowed per token; 0 disables rate limiting. Past it the request answers 429 with Retry-After.",
+    description:
+      "Requests per second allowed per valid token, and per client address for requests whose token is not yet known to be valid; 0 disables rate limiting. Past it the request answers 429 with Retry-After.",
     parse: (raw) => integer(raw, 0, 1_000_000),
   }),
   rateBurst: variable({
     name: "AGENTD_RATE_BURST",
     default: null,
     shownDefault: "2 × AGENTD_RATE_LIMIT (200)",
-    description: "Requests a token may send at once before the rate applies; at least AGENTD_RATE_LIMIT.",
+    description: "Requests a token (or a client address) may send at once before the rate applies; at least AGENTD_RATE_LIMIT.",
     parse: (raw) => integer(raw, 1, 10_000_000),
   }),
   corsOrigins: variable({
@@ -160,6 +161,12 @@ export const VARIABLES = {
     default: null,
     description: "Comma-separated browser origins allowed by CORS (e.g. https://app.example.com), or * for any; none by default.",
     parse: origins,
+  }),
+  tlsHandshakeTimeoutMs: variable({
+    name: "AGENTD_TLS_HANDSHAKE_TIMEOUT",
+    default: "10s",
+    description: "A connection that has not completed its TLS handshake within this time is closed.",
+    parse: (raw) => duration(raw, 1),
   }),
   dbTimeoutMs: variable({
     name: "AGENTD_DB_TIMEOUT",

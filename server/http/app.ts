@@ -13,7 +13,7 @@ import { agentRoutes } from "./handlers.js";
 import { requestLogger } from "./logging.js";
 import { requestMetrics } from "./metrics.js";
 import { NO_METRICS, type Metrics } from "../ops/metrics.js";
-import { rateLimiter } from "./rate-limit.js";
+import { rateLimits } from "./rate-limit.js";
 import { requestHygiene, strictIntegerPathParams } from "./request-hygiene.js";
 
 export interface AppDeps {
@@ -72,12 +72,17 @@ export function createApp({ config, store, verifier, logger, metrics = NO_METRIC
       }),
     );
   }
-  if (config.rateLimit) app.use(rateLimiter(config.rateLimit, () => metrics.rateLimited()));
+  const limits = config.rateLimit ? rateLimits(config.rateLimit, () => metrics.rateLimited()) : null;
+  if (limits) app.use(limits.middleware);
 
   app.use(requestHygiene);
   app.use(express.json({ limit: config.bodyLimitBytes, strict: true }));
 
-  app.use(OpenApiValidator.middleware(validatorOptions(config, securityHandlers(verifier, logger, metrics))));
+  app.use(
+    OpenApiValidator.middleware(
+      validatorOptions(config, securityHandlers(verifier, logger, metrics, (token) => limits?.verified(token))),
+    ),
+  );
   app.use(strictIntegerPathParams);
 
   app.use(BASE_PATH, agentRoutes(store));

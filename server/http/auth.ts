@@ -30,7 +30,13 @@ type ValidatedRequest = Request & {
  * the request itself is validated. The ACL comes from the operation's
  * `x-required-acl` in openapi.yaml, with the request's path values filled in.
  */
-export function securityHandlers(verifier: TokenVerifier, logger: Logger, metrics: Metrics = NO_METRICS): SecurityHandlers {
+export function securityHandlers(
+  verifier: TokenVerifier,
+  logger: Logger,
+  metrics: Metrics = NO_METRICS,
+  /** Told of every token found valid (the rate limit then counts it by token, not by client). */
+  onValid: (token: string) => void = () => undefined,
+): SecurityHandlers {
   return {
     token: async (req: Request) => {
       const res = req.res as Response;
@@ -46,7 +52,10 @@ export function securityHandlers(verifier: TokenVerifier, logger: Logger, metric
       try {
         const verdict = await verifier.verify(token, fillAcl(template, pathParams));
         metrics.authCheck(verdict.ok ? "allowed" : CHECK_RESULT[verdict.error]);
-        if (verdict.ok) return true;
+        if (verdict.ok) {
+          onValid(token);
+          return true;
+        }
         recordAuthFailure(res, new HttpProblem(STATUS[verdict.error], verdict.error));
       } catch (err) {
         // The validator would call any throw a 401; a verifier that cannot

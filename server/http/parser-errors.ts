@@ -8,6 +8,11 @@ const PARSER_ERRORS: Readonly<Record<string, [number, string, string]>> = {
   ERR_HTTP_REQUEST_TIMEOUT: [408, "Request Timeout", "request timeout"],
 };
 
+/** ERR_TLS_HANDSHAKE_TIMEOUT and the like from Node, ERR_SSL_* from OpenSSL. */
+function isTlsFailure(err: NodeJS.ErrnoException): boolean {
+  return err.code !== undefined && (err.code.startsWith("ERR_TLS_") || err.code.startsWith("ERR_SSL_"));
+}
+
 function answer(socket: Duplex, status: number, reason: string, error: string): void {
   const body = JSON.stringify({ error } satisfies ErrorBody);
   socket.end(
@@ -24,7 +29,11 @@ function answer(socket: Duplex, status: number, reason: string, error: string): 
  */
 export function answerClientErrors(server: Server): void {
   server.on("clientError", (err: NodeJS.ErrnoException, socket: Duplex) => {
-    if (err.code === "ECONNRESET" || !socket.writable) {
+    // A TLS failure, the handshake time-out included, also arrives here once
+    // a clientError listener exists. Such a socket has no TLS session to
+    // answer over: an "answer" would wait for a handshake that never comes
+    // and keep the connection (and its file descriptor) open for good.
+    if (err.code === "ECONNRESET" || isTlsFailure(err) || !socket.writable) {
       socket.destroy();
       return;
     }

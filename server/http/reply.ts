@@ -6,11 +6,13 @@ type Responses<O extends OperationId> = operations[O]["responses"];
 type JsonBody<R> = R extends { content: { "application/json": infer B } } ? B : never;
 
 /**
- * Serialised bodies, by object. The embedded store hands out the same
- * immutable objects until the data changes (then new ones), so each agent
- * and each list is serialised once, not on every request.
+ * Serialised bodies, by object. The stores hand out the same immutable
+ * objects until the data changes (then new ones), so each agent and each
+ * list is serialised once, not on every request. Kept as bytes: a string
+ * would be encoded again for every response, and a 100,000-agent list is
+ * about 20 MB.
  */
-const serialised = new WeakMap<object, string>();
+const serialised = new WeakMap<object, Buffer>();
 
 /**
  * Sends a response the contract allows for this operation and status, and
@@ -31,11 +33,12 @@ export function reply<O extends OperationId, S extends keyof Responses<O> & numb
     // express-openapi-validator checks responses inside res.json: keep it in the path.
     res.json(payload);
   } else {
-    let text = serialised.get(payload);
-    if (text === undefined) {
-      text = JSON.stringify(payload);
-      serialised.set(payload, text);
+    let bytes = serialised.get(payload);
+    if (bytes === undefined) {
+      bytes = Buffer.from(JSON.stringify(payload), "utf8");
+      serialised.set(payload, bytes);
     }
-    res.type("application/json").send(text);
+    // The header res.json would send.
+    res.set("Content-Type", "application/json; charset=utf-8").send(bytes);
   }
 }

@@ -1,9 +1,12 @@
 import type { AgentRecord, AgentStatus, AgentStore, PauseOutcome } from "./agent-store.js";
 
-interface Snapshot {
-  list: AgentStatus[];
+/** The fleet as this process knows it. Mutated in place by pauses: no write copies it. */
+interface Fleet {
+  /** Every agent by id, in id order (loaded in that order; a pause replaces a value and keeps its place). */
   byId: Map<number, AgentStatus>;
-  byNumber: Map<string, AgentStatus>;
+  idByNumber: Map<string, number>;
+  /** The list as last handed out; null once a pause changed an agent, rebuilt by the next list(). */
+  list: AgentStatus[] | null;
 }
 
 /**
@@ -13,10 +16,13 @@ interface Snapshot {
  * store. Reads then cost no query, and the cache is exact: a pause updates
  * the cached agent only after the database committed it.
  *
+ * A pause costs the same whatever the fleet's size: it replaces one agent
+ * in the maps and drops the list, which only the next GET /agents rebuilds.
+ *
  * Not for PostgreSQL, where other instances write behind its back.
  */
 export class CachedAgentStore implements AgentStore {
-  private snapshot: Promise<Snapshot> | null = null;
+  private fleet: Promise<Fleet> | null = null;
 
   constructor(private readonly inner: AgentStore) {}
 
@@ -24,24 +30,29 @@ export class CachedAgentStore implements AgentStore {
     return this.inner.originUuid;
   }
 
-  private load(): Promise<Snapshot> {
-    if (this.snapshot === null) {
-      const loading = this.inner.list().then((list) => ({
-        list,
-        byId: new Map(list.map((agent) => [agent.id, agent])),
-        byNumber: new Map(list.map((agent) => [agent.number, agent])),
-      }));
-      this.snapshot = loading;
+  private load(): Promise<Fleet> {
+    if (this.fleet === null) {
+      const loading = this.inner.list().then(
+        (list): Fleet => ({
+          byId: new Map(list.map((agent) => [agent.id, agent])),
+          idByNumber: new Map(list.map((agent) => [agent.number, agent.id])),
+          list,
+        }),
+      );
+      this.fleet = loading;
       // A failed load is not remembered: the next read asks the database again.
       loading.catch(() => {
-        if (this.snapshot === loading) this.snapshot = null;
+        if (this.fleet === loading) this.fleet = null;
       });
     }
-    return this.snapshot;
+    return this.fleet;
   }
 
   async list(): Promise<AgentStatus[]> {
-    return (await this.load()).list;
+    const fleet = await this.load();
+    // The same array object until the next pause, so its serialised body is reused too.
+    fleet.list ??= [...fleet.byId.values()];
+    return fleet.list;
   }
 
   async getById(id: number): Promise<AgentStatus | undefined> {
@@ -49,27 +60,31 @@ export class CachedAgentStore implements AgentStore {
   }
 
   async getByNumber(number: string): Promise<AgentStatus | undefined> {
-    return (await this.load()).byNumber.get(number);
+    const fleet = await this.load();
+    const id = fleet.idByNumber.get(number);
+    return id === undefined ? undefined : fleet.byId.get(id);
   }
 
   async pause(number: string, reason: string | null): Promise<PauseOutcome> {
     const outcome = await this.inner.pause(number, reason);
-    if (outcome === "paused") {
-      const current = this.snapshot;
-      if (current !== null) {
-        // Replace the agent's object (never mutate it: a response may be
-        // serialising the old one) in a new snapshot.
-        this.snapshot = current.then((s) => {
-          const old = s.byNumber.get(number);
-          if (old === undefined) return s;
-          const updated: AgentStatus = { ...old, paused: true, paused_reason: reason };
-          const list = s.list.map((agent) => (agent === old ? updated : agent));
-          const byId = new Map(s.byId).set(updated.id, updated);
-          const byNumber = new Map(s.byNumber).set(number, updated);
-          return { list, byId, byNumber };
-        });
-        this.snapshot.catch(() => (this.snapshot = null));
-      }
+    const loaded = this.fleet;
+    if (outcome === "paused" && loaded !== null) {
+      // After the load, if one is under way: a load that read the table
+      // before this commit gets the change applied, one that read it after
+      // already has it. Pauses resolve in commit order (PGlite runs one
+      // statement at a time), so the last committed reason wins here too.
+      await loaded.then(
+        (fleet) => {
+          const id = fleet.idByNumber.get(number);
+          const old = id === undefined ? undefined : fleet.byId.get(id);
+          if (old === undefined) return;
+          // A new object, never a mutation: a response may be serialising the old one.
+          fleet.byId.set(old.id, { ...old, paused: true, paused_reason: reason });
+          fleet.list = null;
+        },
+        // A failed load was dropped by load(): the next read asks the database.
+        () => undefined,
+      );
     }
     return outcome;
   }
@@ -79,7 +94,7 @@ export class CachedAgentStore implements AgentStore {
       await this.inner.upsert(agents);
     } finally {
       // Whether or not it committed, the next read asks the database.
-      this.snapshot = null;
+      this.fleet = null;
     }
   }
 }

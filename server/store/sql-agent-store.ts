@@ -16,12 +16,32 @@ const MAX_ID = 2_147_483_647;
 const PAUSE = "UPDATE agents SET paused = true, paused_reason = $2 WHERE number = $1 AND logged RETURNING id";
 const LOGGED = "SELECT logged FROM agents WHERE number = $1";
 
-const UPSERT = `
-  INSERT INTO agents (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+// One statement per batch of agents: each column travels as one array
+// parameter, so a batch is one round trip whatever its size (and no
+// statement nears PostgreSQL's limit of 65,535 parameters).
+const UPSERT_BATCH = `
+  INSERT INTO agents (${COLUMNS})
+  SELECT * FROM unnest($1::integer[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::boolean[], $7::text[], $8::text[])
   ON CONFLICT (id) DO UPDATE SET
     number = EXCLUDED.number, extension = EXCLUDED.extension, context = EXCLUDED.context,
     logged = EXCLUDED.logged, paused = EXCLUDED.paused, paused_reason = EXCLUDED.paused_reason,
     state_interface = EXCLUDED.state_interface`;
+
+// Agents per upsert statement: large enough that a 100,000-agent import is
+// a handful of round trips, small enough that one batch's parameters stay a
+// few megabytes.
+const BATCH_SIZE = 10_000;
+
+// An import takes the table for itself until it commits. Pauses wait for it
+// (they would wait anyway for every row the import touches), and they can
+// no longer deadlock with it over the data-version counters that each
+// statement's trigger bumps: a pause locks its agent's row, then a counter;
+// a batched import holds counters from its first batch while it goes on
+// locking rows. Two imports run one after the other.
+const LOCK_FOR_IMPORT = "LOCK TABLE agents IN SHARE ROW EXCLUSIVE MODE";
+
+/** The agents' data version (see migration 2): it changes whenever a write to `agents` commits. */
+const DATA_VERSION = "SELECT sum(version)::text AS version FROM agents_version";
 
 /** AgentStore over SQL: the same statements on PGlite and PostgreSQL. */
 export class SqlAgentStore implements AgentStore {
@@ -76,19 +96,32 @@ export class SqlAgentStore implements AgentStore {
 
   async upsert(agents: readonly AgentRecord[]): Promise<void> {
     if (agents.length === 0) return;
+    // One row per id, the last one winning, as one statement per agent did
+    // (a single INSERT … ON CONFLICT may not touch a row twice).
+    const rows = [...new Map(agents.map((agent) => [agent.id, agent])).values()];
     await this.sql.transaction(async (tx) => {
-      for (const a of agents) {
-        await tx.query(UPSERT, [
-          a.id,
-          a.number,
-          a.extension,
-          a.context,
-          a.logged,
-          a.paused,
-          a.paused_reason,
-          a.state_interface,
+      await tx.query(LOCK_FOR_IMPORT);
+      for (let start = 0; start < rows.length; start += BATCH_SIZE) {
+        const batch = rows.slice(start, start + BATCH_SIZE);
+        await tx.query(UPSERT_BATCH, [
+          batch.map((a) => a.id),
+          batch.map((a) => a.number),
+          batch.map((a) => a.extension),
+          batch.map((a) => a.context),
+          batch.map((a) => a.logged),
+          batch.map((a) => a.paused),
+          batch.map((a) => a.paused_reason),
+          batch.map((a) => a.state_interface),
         ]);
       }
     });
+  }
+
+  /** The data version: equal on two reads only if no write to the agents committed in between. */
+  async dataVersion(): Promise<string> {
+    const rows = await this.sql.query<{ version: string }>(DATA_VERSION);
+    const version = rows[0]?.version ?? null;
+    if (version === null) throw new Error("agents_version is empty: was the database migrated?");
+    return version;
   }
 }

@@ -71,10 +71,17 @@ function agentdEnv(defaults: Record<string, string>, env: Record<string, string>
  * to 0 unless `env` says otherwise. Resolves once the banner is printed;
  * rejects with AgentdExited when the process ends first.
  */
-export async function spawnAgentd(env: Record<string, string>, options: { cwd: string }): Promise<AgentdProcess> {
+export async function spawnAgentd(
+  env: Record<string, string>,
+  options: { cwd: string; /** Starts the process under `ulimit -n` this many open files. */ fileLimit?: number },
+): Promise<AgentdProcess> {
   const childEnv = agentdEnv({ AGENTD_PORT: "0", AGENTD_OPS_PORT: "0", AGENTD_DRAIN_DELAY: "0", AGENTD_LOG_LEVEL: "warn", AGENTD_RATE_LIMIT: "0" }, env);
 
-  const child = spawn(process.execPath, ["--import", TSX, CLI, "serve"], {
+  const node = [process.execPath, "--import", TSX, CLI, "serve"];
+  // sh sets the limit, then becomes node (exec): the pid stays the server's.
+  const [command, ...args] =
+    options.fileLimit === undefined ? node : ["/bin/sh", "-c", `ulimit -n ${options.fileLimit} && exec "$0" "$@"`, ...node];
+  const child = spawn(command!, args, {
     cwd: options.cwd,
     env: childEnv,
     stdio: ["ignore", "pipe", "pipe"],

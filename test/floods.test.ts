@@ -1,0 +1,186 @@
+// Floods (issue 11): made-up tokens and silent connections must not take the
+// service down, through real parts.
+// - Many distinct made-up tokens from one client share that client's rate
+//   budget: 429 comes, the token checks (database or external auth service)
+//   stay within the budget, and a token already known to be valid keeps its
+//   own budget. With embedded tokens and with an external auth service.
+// - More idle TCP connections than the process may have files, never
+//   starting a TLS handshake: they are closed after
+//   AGENTD_TLS_HANDSHAKE_TIMEOUT, and a real client gets its 200 again while
+//   the flood's sockets are still held open by the test.
+import { readdirSync } from "node:fs";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import https from "node:https";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AuthService } from "./helpers/auth-service.js";
+import { spawnAgentd, type AgentdProcess } from "./helpers/process.js";
+import { startTestServer, type Answer, type TestServer } from "./helpers/server.js";
+
+const RATE = 5;
+const BURST = 10;
+const MADE_UP = 120;
+
+/**
+ * Sends MADE_UP requests one after the other, each with its own made-up
+ * token, and returns the answers and how many whole seconds they took (the
+ * budget refills RATE per second meanwhile).
+ */
+async function madeUpTokenFlood(server: TestServer): Promise<{ answers: Answer[]; seconds: number }> {
+  const started = performance.now();
+  const answers: Answer[] = [];
+  for (let i = 0; i < MADE_UP; i++) {
+    answers.push(await server.call("GET", "/agents/by-number/1001", { token: `made-up-token-${i}-${Math.random()}` }));
+  }
+  return { answers, seconds: Math.ceil((performance.now() - started) / 1000) };
+}
+
+function expectBudgetHeld(answers: Answer[], seconds: number): number {
+  const statuses = new Set(answers.map((a) => a.status));
+  expect([...statuses].sort()).toEqual([401, 429]);
+  const limited = answers.filter((a) => a.status === 429);
+  for (const answer of limited) {
+    expect(answer.json).toEqual({ error: "too many requests" });
+    expect(Number(answer.headers["retry-after"])).toBeGreaterThanOrEqual(1);
+  }
+  // Every 401 is a token check: no more than the client's budget over the flood.
+  const checked = answers.filter((a) => a.status === 401).length;
+  expect(checked).toBeLessThanOrEqual(BURST + RATE * seconds);
+  return checked;
+}
+
+describe("made-up tokens share their client's rate budget", () => {
+  it("embedded tokens: 429 comes, lookups stay within the budget, a known-valid token keeps its own", async () => {
+    const server = await startTestServer({ AGENTD_RATE_LIMIT: String(RATE), AGENTD_RATE_BURST: String(BURST) });
+    try {
+      // Known valid before the flood: counted by token from now on.
+      expect((await server.call("GET", "/agents/by-number/1001")).status).toBe(200);
+      const { answers, seconds } = await madeUpTokenFlood(server);
+      expectBudgetHeld(answers, seconds);
+      expect((await server.call("GET", "/agents/by-number/1001")).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("external auth service: 429 comes, and the service receives at most the client's budget of checks", async () => {
+    const valid = "external-valid-token-0123456789";
+    const auth = new AuthService(new Map([[valid, ["agentd.#"]]]));
+    await auth.start();
+    const server = await startTestServer({
+      AGENTD_AUTH_URL: auth.url,
+      AGENTD_ADMIN_TOKEN: "",
+      AGENTD_RATE_LIMIT: String(RATE),
+      AGENTD_RATE_BURST: String(BURST),
+    });
+    try {
+      expect((await server.call("GET", "/agents/by-number/1001", { token: valid })).status).toBe(200);
+      const { answers, seconds } = await madeUpTokenFlood(server);
+      const checked = expectBudgetHeld(answers, seconds);
+      const upstream = auth.requests.filter((r) => r.token.startsWith("made-up-token-"));
+      expect(upstream).toHaveLength(checked);
+      expect((await server.call("GET", "/agents/by-number/1001", { token: valid })).status).toBe(200);
+    } finally {
+      await server.close();
+      await auth.stop();
+    }
+  });
+});
+
+// Long enough for the flood to be opened and seen before the bound, short
+// enough to keep the test quick; the real client must succeed within it plus SLACK_MS.
+const HANDSHAKE_BOUND_MS = 5_000;
+const SLACK_MS = 10_000;
+const FILE_LIMIT = 512;
+const FLOOD = 700;
+
+/** One GET on a fresh connection, trusting the server's certificate; the status, or the error's code. */
+function tryOnce(agentd: AgentdProcess, ca: string, token: string): Promise<number | string> {
+  return new Promise((resolve) => {
+    const req = https.request(`${agentd.url}/agents/by-number/1001`, {
+      ca,
+      agent: false,
+      headers: { "x-auth-token": token },
+      timeout: 2_000,
+    });
+    req.on("response", (res) => {
+      res.resume();
+      res.on("end", () => resolve(res.statusCode ?? 0));
+    });
+    req.on("timeout", () => req.destroy(Object.assign(new Error("timed out"), { code: "TIMEOUT" })));
+    req.on("error", (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+    req.end();
+  });
+}
+
+function openFiles(pid: number): number {
+  return readdirSync(`/proc/${pid}/fd`).length;
+}
+
+describe.skipIf(process.platform !== "linux")("idle connections that never start TLS", () => {
+  const token = "flood-admin-token-0123456789abcdef";
+  let tmp: string;
+  let agentd: AgentdProcess;
+  let ca: string;
+
+  beforeAll(async () => {
+    tmp = await mkdtemp(path.join(tmpdir(), "agentd-flood-"));
+    agentd = await spawnAgentd(
+      { AGENTD_ADMIN_TOKEN: token, AGENTD_DATA_DIR: path.join(tmp, "data"), AGENTD_TLS_HANDSHAKE_TIMEOUT: `${HANDSHAKE_BOUND_MS}ms` },
+      { cwd: tmp, fileLimit: FILE_LIMIT },
+    );
+    ca = await readFile(agentd.certPath, "utf8");
+  }, 120_000);
+  afterAll(async () => {
+    if (agentd?.alive()) await agentd.kill("SIGKILL");
+    await rm(tmp, { recursive: true, force: true });
+  });
+
+  it(`more than ${FILE_LIMIT} of them: closed after the bound, and a real client gets its 200 while they are held`, async () => {
+    expect(await tryOnce(agentd, ca, token)).toBe(200);
+    const { port, hostname } = new URL(agentd.url);
+
+    const flood: net.Socket[] = [];
+    let peak = 0;
+    const opened = performance.now();
+    try {
+      await Promise.all(
+        Array.from(
+          { length: FLOOD },
+          () =>
+            new Promise<void>((resolve) => {
+              const socket = net.connect({ port: Number(port), host: hostname });
+              flood.push(socket);
+              // Connected, or refused/reset by a server out of files: either way it was tried.
+              socket.once("connect", () => {
+                peak = Math.max(peak, openFiles(agentd.pid));
+                resolve();
+              });
+              socket.once("error", () => resolve());
+              socket.on("error", () => undefined);
+            }),
+        ),
+      );
+      peak = Math.max(peak, openFiles(agentd.pid));
+      // The flood did fill the process's file table, so the rest of the test means something.
+      expect(peak).toBeGreaterThan(FILE_LIMIT - 20);
+
+      let answer: number | string = "not tried";
+      const attempts: (number | string)[] = [];
+      while (performance.now() - opened < HANDSHAKE_BOUND_MS + SLACK_MS) {
+        answer = await tryOnce(agentd, ca, token);
+        attempts.push(answer);
+        if (answer === 200) break;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      const summary = `${attempts.length} attempts (${[...new Set(attempts)].join(", ")}) in ${Math.round(performance.now() - opened)} ms; peak ${peak} files; ${flood.filter((socket) => !socket.destroyed).length} flood sockets still open`;
+      console.log(`flood: ${summary}`);
+      expect(answer, summary).toBe(200);
+      expect(agentd.alive()).toBe(true);
+    } finally {
+      for (const socket of flood) socket.destroy();
+    }
+  }, 120_000);
+});
