@@ -82,6 +82,8 @@ export function report(info: RunInfo, cells: CellResult[]): string {
   check("server GET by number ≥ 1.5× Prism (default logging)", prism, `${fixed(prism, 2)}×`, (v) => v >= 1.5);
   const prismWarn = ratio(find("server", "byNumber")?.rps, find("prism-warn", "byNumber")?.rps);
   check("server GET by number ≥ 1.0× Prism (-v warn)", prismWarn, `${fixed(prismWarn, 2)}×`, (v) => v >= 1.0);
+  const metricsCost = ratio(find("server", "byNumber")?.rps, find("server-nometrics", "byNumber")?.rps);
+  check("server GET by number, metrics on ≥ 0.95× metrics off (issue 12)", metricsCost, `${fixed(metricsCost, 2)}×`, (v) => v >= 0.95);
   check("cold start ≤ 1.0 s", info.coldStartMs, `${fixed(info.coldStartMs, 0)} ms`, (v) => v <= 1000);
   const rss = find("server", "byNumber")?.peakRssMiB ?? NaN;
   check("server peak RSS ≤ 200 MB under load", rss, `${fixed(rss, 0)} MiB`, (v) => v <= 200);

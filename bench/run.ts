@@ -159,10 +159,11 @@ async function mainTable(): Promise<{ info: RunInfo; cells: CellResult[] }> {
     await writeFile(agentsFile, JSON.stringify(benchAgents()));
     const cli = path.join(repo, "dist", "server", "cli", "agentd.js");
 
-    // Data: the same 100 agents in two PGlite directories and one PostgreSQL database.
+    // Data: the same 100 agents in three PGlite directories and one PostgreSQL database.
     const pgliteDir = path.join(work, "data-pglite");
     const externalDir = path.join(work, "data-external");
-    for (const dir of [pgliteDir, externalDir]) {
+    const noMetricsDir = path.join(work, "data-nometrics");
+    for (const dir of [pgliteDir, noMetricsDir, externalDir]) {
       await runToEnd(process.execPath, [cli, "import", agentsFile], { core: null, cwd: work, env: serverEnv(ctx, { AGENTD_DATA_DIR: dir }) });
     }
     const database = await createDatabase(postgresUrl);
@@ -180,7 +181,7 @@ async function mainTable(): Promise<{ info: RunInfo; cells: CellResult[] }> {
     }
     log(`imported ${AGENT_COUNT} agents`);
 
-    const specs = targetSpecs({ pgliteDir, externalDir, databaseUrl: database.url }).filter(
+    const specs = targetSpecs({ pgliteDir, noMetricsDir, externalDir, databaseUrl: database.url }).filter(
       (spec) => only === null || ["limit", "framework"].includes(spec.key) || only.test(spec.key),
     );
 

@@ -67,8 +67,8 @@ export function serverEnv(ctx: BenchContext, settings: Record<string, string>): 
     AGENTD_ADMIN_TOKEN: BENCH_TOKEN,
     // The run measures throughput, not the per-token limit (100/s by default).
     AGENTD_RATE_LIMIT: "0",
-    // Metrics off unless a target turns them on (the metrics-on/off pair).
-    AGENTD_OPS_PORT: "off",
+    // The operator listener (and so the metrics) on, as shipped; port 0 so runs never collide.
+    AGENTD_OPS_PORT: "0",
     AGENTD_DRAIN_DELAY: "0",
     ...settings,
   };
@@ -112,6 +112,8 @@ async function prism(ctx: BenchContext, level: string | null, log: string): Prom
 
 export interface TargetSetup {
   pgliteDir: string;
+  /** The same agents again, for the metrics-off twin of "server" (targets run side by side). */
+  noMetricsDir: string;
   externalDir: string;
   /** null when PostgreSQL is unavailable; the target is then reported as not run. */
   databaseUrl: string | null;
@@ -142,6 +144,14 @@ export function targetSpecs(setup: TargetSetup): TargetSpec[] {
       ops: ALL_OPS,
       samePayloads: true,
       start: (ctx) => server(ctx, { AGENTD_DATA_DIR: setup.pgliteDir }, "server.log", ctx.serverNodeFlags),
+    },
+    {
+      // The same server with AGENTD_OPS_PORT=off: what counting the metrics costs.
+      key: "server-nometrics",
+      label: "server as shipped but metrics off (AGENTD_OPS_PORT=off)",
+      ops: ["byNumber"],
+      samePayloads: true,
+      start: (ctx) => server(ctx, { AGENTD_DATA_DIR: setup.noMetricsDir, AGENTD_OPS_PORT: "off" }, "server-nometrics.log"),
     },
   ];
   if (setup.databaseUrl !== null) {
