@@ -89,6 +89,7 @@ describe("createApp over a failing store, served over HTTPS", () => {
     ["GET", "/agents/by-id/1", undefined],
     ["GET", "/agents/by-number/1001", undefined],
     ["POST", "/agents/by-number/1001/pause", { reason: "lunch" }],
+    ["POST", "/agents/by-number/1001/unpause", undefined],
   ] as const)("%s %s: a bug answers 500 server error, logged with the request id, nothing leaked", async (method, route, body) => {
     thrown = () => new Error(`connection to ${SECRET} lost`);
     lines.length = 0;
