@@ -78,7 +78,7 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
     )
     .option("--json", "print JSON instead of a table (for scripts)", false);
 
-  const agents = program.command("agents").description("inspect and pause agents");
+  const agents = program.command("agents").description("inspect, pause and unpause agents");
 
   // Each action builds its client from the global options and reports one result.
   const withClient = async (
@@ -139,6 +139,18 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
           opts.json
             ? json({ number, paused: true, paused_reason: local.reason ?? null })
             : `agent ${number} paused${local.reason === undefined ? "" : ` (reason: ${local.reason})`}\n`,
+        ),
+      ),
+    );
+
+  agents
+    .command("unpause")
+    .description("end the pause of a logged-in agent (not an error when it is not paused)")
+    .argument("<number>", "agent number")
+    .action(async (number: string, _local: unknown, cmd: Command) =>
+      withClient(cmd, async (client, opts) =>
+        report(io, opts, await client.unpauseAgentByNumber(number), () =>
+          opts.json ? json({ number, paused: false, paused_reason: null }) : `agent ${number} unpaused\n`,
         ),
       ),
     );

@@ -50,6 +50,8 @@ export interface AgentdClient {
   getAgentByNumber(number: string): Promise<AgentdResult<AgentStatus>>;
   /** Resolves to `{ ok: true, data: undefined }` on 204. */
   pauseAgentByNumber(number: string, reason?: string): Promise<AgentdResult<undefined>>;
+  /** Ends the agent's pause (also 204 when it was not paused). Resolves to `{ ok: true, data: undefined }` on 204. */
+  unpauseAgentByNumber(number: string): Promise<AgentdResult<undefined>>;
   /** The underlying typed openapi-fetch client, for direct `GET`/`POST` calls. The token is added for you. */
   raw: Client<paths>;
   /** Releases resources held by the client (the `ca` connection pool). Safe to call more than once. */
@@ -104,6 +106,11 @@ export function createAgentdClient(options: AgentdClientOptions): AgentdClient {
           // No reason, no body: the contract makes the body optional.
           ...(reason === undefined ? {} : { body: { reason } }),
         }),
+      ),
+    unpauseAgentByNumber: async (number) =>
+      toResult(
+        // No body at all, as the contract prefers (and as the 17.05 Python client sends it).
+        await raw.POST("/agents/by-number/{agent_number}/unpause", { params: { path: { agent_number: number } } }),
       ),
     close: async () => {
       const close = closeTls;

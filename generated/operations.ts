@@ -18,6 +18,10 @@ export const operations = {
     method: "post",
     path: "/agents/by-number/{agent_number}/pause",
   },
+  unpauseAgentByNumber: {
+    method: "post",
+    path: "/agents/by-number/{agent_number}/unpause",
+  },
 } as const;
 
 export type OperationId = keyof typeof operations;

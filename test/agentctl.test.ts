@@ -166,12 +166,28 @@ describe("agents pause", () => {
   });
 });
 
+describe("agents unpause", () => {
+  it("unpauses and says so", async () => {
+    const run = await agentctl(["agents", "unpause", "1003"], targetEnv());
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe("agent 1003 unpaused\n");
+  });
+
+  it("--json prints what was done", async () => {
+    const run = await agentctl(["agents", "unpause", "1003", "--json"], targetEnv());
+    expect(run.code, run.stderr).toBe(0);
+    expect(parseJson(run)).toEqual({ number: "1003", paused: false, paused_reason: null });
+  });
+});
+
 describe("usage errors exit 2", () => {
   const cases: [string, string[], RegExp][] = [
     ["neither --id nor --number", ["agents", "get"], /exactly one of --id or --number/],
     ["both --id and --number", ["agents", "get", "--id", "1", "--number", "1"], /cannot be used with/],
     ["a non-numeric --id", ["agents", "get", "--id", "one"], /--id .* is invalid/],
     ["pause without a number", ["agents", "pause"], /missing required argument 'number'/],
+    ["unpause without a number", ["agents", "unpause"], /missing required argument 'number'/],
+    ["unpause with a reason", ["agents", "unpause", "1003", "--reason", "x"], /unknown option '--reason'/],
     ["an unknown command", ["agents", "remove"], /unknown command 'remove'/],
     ["an unknown option", ["agents", "list", "--colour"], /unknown option '--colour'/],
   ];
@@ -201,6 +217,7 @@ describe("usage errors exit 2", () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/list/);
     expect(run.stdout).toMatch(/pause/);
+    expect(run.stdout).toMatch(/unpause/);
   });
 });
 
@@ -296,6 +313,35 @@ describe("against the real server", () => {
     run = await agentctl([...options, "agents", "get", "--number", "1005"]);
     expect(run.stdout).toMatch(/^paused:\s+true$/m);
     expect(run.stdout).toMatch(/^paused_reason:\s+-$/m);
+  });
+
+  it("agents unpause ends a pause, the change shows on the next get, and a second unpause still succeeds", async () => {
+    expect(await getJson("1003")).toMatchObject({ paused: true, paused_reason: "lunch break" });
+    let run = await agentctl([...options, "agents", "unpause", "1003"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe("agent 1003 unpaused\n");
+    expect(await getJson("1003")).toMatchObject({ logged: true, paused: false, paused_reason: null });
+
+    run = await agentctl([...options, "agents", "unpause", "1003", "--json"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(parseJson(run)).toEqual({ number: "1003", paused: false, paused_reason: null });
+    expect(await getJson("1003")).toMatchObject({ paused: false, paused_reason: null });
+  });
+
+  it("agents unpause exits 1 with the status and the contract's error: 404, 409, 403", async () => {
+    let run = await agentctl([...options, "agents", "unpause", "999999"]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe("error: 404 no such agent\n");
+    run = await agentctl([...options, "agents", "unpause", "1002", "--json"]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe("error: 409 not logged in\n");
+    expect(parseJson(run)).toEqual({ status: 409, error: "not logged in" });
+    const pauser = await server.createToken(["agentd.agents.by-number.*.pause.create"]);
+    expect(await getJson("1004")).toMatchObject({ paused: true });
+    run = await agentctl(["--url", server.url, "--token", pauser, "--cacert", server.running.certPath, "agents", "unpause", "1004"]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe("error: 403 insufficient permissions\n");
+    expect(await getJson("1004")).toMatchObject({ paused: true });
   });
 
   it("API errors exit 1 with the status and the contract's error: 404, 409, 400", async () => {

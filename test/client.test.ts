@@ -102,6 +102,20 @@ describe.each(TARGETS)("against the $label", ({ kind, start }) => {
       }
     });
 
+    it("unpauseAgentByNumber resolves to ok with no data, on a paused agent and on one that is not", async () => {
+      const client = target.client();
+      const logged = expectOk(await client.listAgents()).find((a) => a.logged);
+      expect(logged, "the target has a logged-in agent").toBeDefined();
+
+      expect(await client.pauseAgentByNumber(logged!.number, "lunch break")).toEqual({ ok: true, status: 204, data: undefined });
+      expect(await client.unpauseAgentByNumber(logged!.number)).toEqual({ ok: true, status: 204, data: undefined });
+      if (!isMock()) {
+        const after = expectOk(await client.getAgentByNumber(logged!.number));
+        expect(after).toMatchObject({ paused: false, paused_reason: null });
+      }
+      expect(await client.unpauseAgentByNumber(logged!.number)).toEqual({ ok: true, status: 204, data: undefined });
+    });
+
     it("an invalid path parameter comes back as a typed 400 with details", async () => {
       const result = await target.client().getAgentByNumber("not-digits");
       expect(result.ok).toBe(false);
@@ -132,7 +146,7 @@ describe.each(TARGETS)("against the $label", ({ kind, start }) => {
   describe("token", () => {
     it("a request without the token is a typed 401 (the target refuses it)", async () => {
       const client = target.client({ noToken: true });
-      for (const result of [await client.listAgents(), await client.pauseAgentByNumber(pausable.number)]) {
+      for (const result of [await client.listAgents(), await client.pauseAgentByNumber(pausable.number), await client.unpauseAgentByNumber(pausable.number)]) {
         expect(result).toEqual({ ok: false, status: 401, error: { error: "invalid token or unauthorized" } });
       }
     });
@@ -164,6 +178,9 @@ describe.each(TARGETS)("against the $label", ({ kind, start }) => {
         const reader = target.client({ token: await target.createToken(["agentd.agents.read"]) });
         expectOk(await reader.listAgents());
         expect(await reader.pauseAgentByNumber(pausable.number)).toEqual({ ok: false, status: 403, error: { error: "insufficient permissions" } });
+        expect(await client.unpauseAgentByNumber(away.number)).toEqual({ ok: false, status: 409, error: { error: "not logged in" } });
+        expect(await client.unpauseAgentByNumber("999999")).toEqual({ ok: false, status: 404, error: { error: "no such agent" } });
+        expect(await reader.unpauseAgentByNumber(pausable.number)).toEqual({ ok: false, status: 403, error: { error: "insufficient permissions" } });
       });
 
       it("trusts the server's certificate given as the PEM file the server wrote", async () => {
@@ -201,15 +218,25 @@ describe("client behaviour without a network", () => {
     expectOk(await client.getAgentById(1));
     expectOk(await client.getAgentByNumber("1001"));
     expectOk(await client.pauseAgentByNumber("1001", "x"));
+    expectOk(await client.unpauseAgentByNumber("1001"));
     await client.raw.GET("/agents");
     expect(requests.map((r) => `${r.method} ${r.url.slice(OBSERVED_BASE_URL.length)}`)).toEqual([
       "GET /agents",
       "GET /agents/by-id/1",
       "GET /agents/by-number/1001",
       "POST /agents/by-number/1001/pause",
+      "POST /agents/by-number/1001/unpause",
       "GET /agents",
     ]);
-    expect(requests.map((r) => r.headers.get("x-auth-token"))).toEqual(Array(5).fill("secret-token"));
+    expect(requests.map((r) => r.headers.get("x-auth-token"))).toEqual(Array(6).fill("secret-token"));
+  });
+
+  it("sends an unpause with no body and no Content-Type, as the 17.05 Python client does", async () => {
+    const { client, requests } = createObservedClient(() => new Response(null, { status: 204 }));
+    expect(await client.unpauseAgentByNumber("1001")).toEqual({ ok: true, status: 204, data: undefined });
+    expect(requests[0]!.method).toBe("POST");
+    expect(await requests[0]!.text()).toBe("");
+    expect(requests[0]!.headers.get("content-type")).toBeNull();
   });
 
   it("sends a pause without a reason with no body, and with one as a PauseRequest", async () => {

@@ -131,20 +131,21 @@ const MUST_PASS: Case[] = [
   {
     what: "a new operation under a new release",
     prepare: async (copy) => {
-      await addRelease(copy, "18.01", "`POST /agents/by-number/{agent_number}/unpause`.");
+      // Unpause is in every release; log-off (upstream's next operation) is not.
+      await addRelease(copy, "18.01", "`POST /agents/by-number/{agent_number}/logoff`.");
       await copy.editContract((d) => {
         const pause = d.paths[PAUSE].post;
-        d.paths["/agents/by-number/{agent_number}/unpause"] = {
+        d.paths["/agents/by-number/{agent_number}/logoff"] = {
           "x-since": "18.01",
           post: {
             ...pause,
-            operationId: "unpauseAgentByNumber",
-            summary: "Unpause an agent",
-            "x-required-acl": "agentd.agents.by-number.{agent_number}.unpause.create",
-            description: "Ends the pause.\n\nRequired ACL: `agentd.agents.by-number.{agent_number}.unpause.create`.\n",
+            operationId: "logoffAgentByNumber",
+            summary: "Log an agent off",
+            "x-required-acl": "agentd.agents.by-number.{agent_number}.logoff.create",
+            description: "Logs the agent off.\n\nRequired ACL: `agentd.agents.by-number.{agent_number}.logoff.create`.\n",
           },
         };
-        delete d.paths["/agents/by-number/{agent_number}/unpause"].post.requestBody;
+        delete d.paths["/agents/by-number/{agent_number}/logoff"].post.requestBody;
       });
     },
   },

@@ -51,12 +51,18 @@ const UNREACHABLE: Record<TargetName, Partial<Record<OperationId, Record<number,
     getAgentById: { 500: noFault },
     getAgentByNumber: { 500: noFault },
     pauseAgentByNumber: { 500: noFault },
+    unpauseAgentByNumber: { 500: noFault },
   };
   const proxy = {
     listAgents: { 500: noFault },
     getAgentById: { 500: noFault },
     getAgentByNumber: { 500: noFault },
     pauseAgentByNumber: {
+      500: noFault,
+      413: "Prism parses and re-serialises a JSON body before forwarding it, so an oversized valid body arrives small, and an invalid one is rejected by Prism itself",
+      415: "Prism rejects a non-JSON body itself (its own 422 problem+json) and never forwards it",
+    },
+    unpauseAgentByNumber: {
       500: noFault,
       413: "Prism parses and re-serialises a JSON body before forwarding it, so an oversized valid body arrives small, and an invalid one is rejected by Prism itself",
       415: "Prism rejects a non-JSON body itself (its own 422 problem+json) and never forwards it",
@@ -106,6 +112,18 @@ async function pauseRaw(client: AgentdClient, number: string, body: string, cont
   );
 }
 
+/** POSTs an unpause with a body (the typed method sends none). */
+async function unpauseRaw(client: AgentdClient, number: string, body: string, contentType = "application/json") {
+  return toResult(
+    await client.raw.POST("/agents/by-number/{agent_number}/unpause", {
+      params: { path: { agent_number: number } },
+      body: body as never,
+      bodySerializer: (b: unknown) => b as string,
+      headers: { "Content-Type": contentType },
+    }),
+  );
+}
+
 /** Each operation once, on a given agent, through the typed client. */
 function everyOperation(client: AgentdClient, id = pausable.id, number = pausable.number): [OperationId, () => Promise<AgentdResult<unknown>>][] {
   return [
@@ -113,6 +131,7 @@ function everyOperation(client: AgentdClient, id = pausable.id, number = pausabl
     ["getAgentById", () => client.getAgentById(id)],
     ["getAgentByNumber", () => client.getAgentByNumber(number)],
     ["pauseAgentByNumber", () => client.pauseAgentByNumber(number, "contract suite")],
+    ["unpauseAgentByNumber", () => client.unpauseAgentByNumber(number)],
   ];
 }
 
@@ -195,6 +214,33 @@ describe.each(ALL.map((name) => ({ name })))("contract suite on the $name", ({ n
     expect(expectOk(await client.listAgents(), "listAgents").find((a) => a.number === pausable.number)).toEqual(after);
   });
 
+  check(ALL, "unpauseAgentByNumber answers 204 with no body: without a body, with an empty object, on a paused and an unpaused agent", [["unpauseAgentByNumber", 204]], async () => {
+    const client = target.client();
+    expectResult(await client.pauseAgentByNumber(bystander.number, "lunch break"), "pauseAgentByNumber", 204);
+    expectResult(await client.unpauseAgentByNumber(bystander.number), "unpauseAgentByNumber", 204);
+    expectResult(await client.unpauseAgentByNumber(bystander.number), "unpauseAgentByNumber", 204);
+    expectResult(await unpauseRaw(client, bystander.number, "{}"), "unpauseAgentByNumber", 204);
+  });
+
+  check(STATEFUL, "(state) an unpause clears paused and paused_reason, and unpausing an agent that is not paused changes nothing", [], async () => {
+    const client = target.client();
+    const read = async (): Promise<AgentStatus> => expectOk(await client.getAgentByNumber(pausable.number), "getAgentByNumber");
+    expectResult(await client.pauseAgentByNumber(pausable.number, "coffee"), "pauseAgentByNumber", 204);
+    expect(await read()).toMatchObject({ paused: true, paused_reason: "coffee" });
+    expectResult(await client.unpauseAgentByNumber(pausable.number), "unpauseAgentByNumber", 204);
+    const after = await read();
+    expect(after).toMatchObject({ logged: true, paused: false, paused_reason: null });
+    expectResult(await unpauseRaw(client, pausable.number, "{}"), "unpauseAgentByNumber", 204);
+    expect(await read()).toEqual(after);
+    // The list agrees with the single read.
+    expect(expectOk(await client.listAgents(), "listAgents").find((a) => a.number === pausable.number)).toEqual(after);
+    // Paused without a reason: unpaused all the same.
+    expectResult(await client.pauseAgentByNumber(pausable.number), "pauseAgentByNumber", 204);
+    expect(await read()).toMatchObject({ paused: true, paused_reason: null });
+    expectResult(await client.unpauseAgentByNumber(pausable.number), "unpauseAgentByNumber", 204);
+    expect(await read()).toEqual(after);
+  });
+
   // --- 400 -----------------------------------------------------------------
 
   check(["server", "mock"], "an invalid agent_id answers 400 invalid request", [["getAgentById", 400]], async () => {
@@ -209,13 +255,30 @@ describe.each(ALL.map((name) => ({ name })))("contract suite on the $name", ({ n
     expect(body.details).toContainEqual(expect.objectContaining({ location: "path", path: "agent_id" }));
   });
 
-  check(["server", "mock"], "an invalid agent_number answers 400 invalid request, on get and on pause", [["getAgentByNumber", 400], ["pauseAgentByNumber", 400]], async () => {
+  check(["server", "mock"], "an invalid agent_number answers 400 invalid request, on get, pause and unpause", [["getAgentByNumber", 400], ["pauseAgentByNumber", 400], ["unpauseAgentByNumber", 400]], async () => {
     const client = target.client();
     for (const number of ["12a", "1".repeat(41), " "]) {
       const body = expectError(await client.getAgentByNumber(number), "getAgentByNumber", 400, "invalid request");
       expect(body.details).toContainEqual(expect.objectContaining({ location: "path", path: "agent_number" }));
       expectError(await client.pauseAgentByNumber(number), "pauseAgentByNumber", 400, "invalid request");
+      expectError(await client.unpauseAgentByNumber(number), "unpauseAgentByNumber", 400, "invalid request");
     }
+  });
+
+  check(["server", "mock"], "an unpause body other than {} answers 400 invalid request", [["unpauseAgentByNumber", 400]], async () => {
+    const client = target.client();
+    for (const body of ['{"reason":"lunch"}', '{"paused":false}', "[]", '""', "0"]) {
+      expectError(await unpauseRaw(client, bystander.number, body), "unpauseAgentByNumber", 400, "invalid request");
+    }
+  });
+
+  check(["server"], "(state) a refused unpause body names the body location, and the agent stays paused", [], async () => {
+    const client = target.client();
+    const before = expectOk(await client.getAgentByNumber(onBreak.number), "getAgentByNumber");
+    expect(before.paused).toBe(true);
+    const body = expectError(await unpauseRaw(client, onBreak.number, '{"reason":"lunch"}'), "unpauseAgentByNumber", 400, "invalid request");
+    expect(body.details?.[0]?.location).toBe("body");
+    expect(expectOk(await client.getAgentByNumber(onBreak.number), "getAgentByNumber")).toEqual(before);
   });
 
   check(["server", "mock"], "a pause body that breaks PauseRequest answers 400 invalid request", [["pauseAgentByNumber", 400]], async () => {
@@ -240,12 +303,14 @@ describe.each(ALL.map((name) => ({ name })))("contract suite on the $name", ({ n
     const client = target.client();
     expectError(await pauseRaw(client, bystander.number, '{"reason": "lunch'), "pauseAgentByNumber", 400, "invalid request");
     expectError(await pauseRaw(client, bystander.number, "null"), "pauseAgentByNumber", 400, "invalid request");
+    expectError(await unpauseRaw(client, bystander.number, "{"), "unpauseAgentByNumber", 400, "invalid request");
+    expectError(await unpauseRaw(client, bystander.number, "null"), "unpauseAgentByNumber", 400, "invalid request");
   });
 
   // The contract's BadRequest includes unknown query parameters; Prism passes
   // them through (so on the proxy this is the 400 that reaches the server),
   // while the mock ignores them and answers 200.
-  check(STATEFUL, "an unknown query parameter answers 400 invalid request on every operation", [["listAgents", 400], ["getAgentById", 400], ["getAgentByNumber", 400], ["pauseAgentByNumber", 400]], async () => {
+  check(STATEFUL, "an unknown query parameter answers 400 invalid request on every operation", [["listAgents", 400], ["getAgentById", 400], ["getAgentByNumber", 400], ["pauseAgentByNumber", 400], ["unpauseAgentByNumber", 400]], async () => {
     const { raw } = target.client();
     const query = { query: { limit: 10 } } as never;
     const answers: [OperationId, AgentdResult<unknown>][] = [
@@ -253,6 +318,7 @@ describe.each(ALL.map((name) => ({ name })))("contract suite on the $name", ({ n
       ["getAgentById", toResult(await raw.GET("/agents/by-id/{agent_id}", { params: { path: { agent_id: pausable.id }, ...(query as object) } as never }))],
       ["getAgentByNumber", toResult(await raw.GET("/agents/by-number/{agent_number}", { params: { path: { agent_number: pausable.number }, ...(query as object) } as never }))],
       ["pauseAgentByNumber", toResult(await raw.POST("/agents/by-number/{agent_number}/pause", { params: { path: { agent_number: pausable.number }, ...(query as object) } as never }))],
+      ["unpauseAgentByNumber", toResult(await raw.POST("/agents/by-number/{agent_number}/unpause", { params: { path: { agent_number: pausable.number }, ...(query as object) } as never }))],
     ];
     for (const [operationId, result] of answers) {
       const body = expectError(result, operationId, 400, "invalid request");
@@ -264,13 +330,13 @@ describe.each(ALL.map((name) => ({ name })))("contract suite on the $name", ({ n
 
   // On the proxy, Prism's own security check answers first, in its own
   // problem+json shape (documented in test/helpers/prism.ts).
-  check(["server", "mock"], "no token answers 401 invalid token or unauthorized on every operation", [["listAgents", 401], ["getAgentById", 401], ["getAgentByNumber", 401], ["pauseAgentByNumber", 401]], async () => {
+  check(["server", "mock"], "no token answers 401 invalid token or unauthorized on every operation", [["listAgents", 401], ["getAgentById", 401], ["getAgentByNumber", 401], ["pauseAgentByNumber", 401], ["unpauseAgentByNumber", 401]], async () => {
     for (const [operationId, send] of everyOperation(target.client({ noToken: true }))) {
       expectError(await send(), operationId, 401, "invalid token or unauthorized");
     }
   });
 
-  check(STATEFUL, "(state) an unknown token answers 401 invalid token or unauthorized on every operation", [["listAgents", 401], ["getAgentById", 401], ["getAgentByNumber", 401], ["pauseAgentByNumber", 401]], async () => {
+  check(STATEFUL, "(state) an unknown token answers 401 invalid token or unauthorized on every operation", [["listAgents", 401], ["getAgentById", 401], ["getAgentByNumber", 401], ["pauseAgentByNumber", 401], ["unpauseAgentByNumber", 401]], async () => {
     const client = target.client({ token: "no-such-token-0123456789" });
     for (const [operationId, send] of everyOperation(client)) {
       expectError(await send(), operationId, 401, "invalid token or unauthorized");
@@ -281,7 +347,7 @@ describe.each(ALL.map((name) => ({ name })))("contract suite on the $name", ({ n
 
   // --- 403 -----------------------------------------------------------------
 
-  check(STATEFUL, "(state) a token without the operation's ACL answers 403 insufficient permissions on every operation", [["listAgents", 403], ["getAgentById", 403], ["getAgentByNumber", 403], ["pauseAgentByNumber", 403]], async () => {
+  check(STATEFUL, "(state) a token without the operation's ACL answers 403 insufficient permissions on every operation", [["listAgents", 403], ["getAgentById", 403], ["getAgentByNumber", 403], ["pauseAgentByNumber", 403], ["unpauseAgentByNumber", 403]], async () => {
     // May read one agent by number, nothing else.
     const client = target.client({ token: await target.createToken([`agentd.agents.by-number.${pausable.number}.read`]) });
     expectOk(await client.getAgentByNumber(pausable.number), "getAgentByNumber");
@@ -289,21 +355,29 @@ describe.each(ALL.map((name) => ({ name })))("contract suite on the $name", ({ n
     expectError(await client.listAgents(), "listAgents", 403, "insufficient permissions");
     expectError(await client.getAgentById(pausable.id), "getAgentById", 403, "insufficient permissions");
     expectError(await client.pauseAgentByNumber(pausable.number), "pauseAgentByNumber", 403, "insufficient permissions");
+    expectError(await client.unpauseAgentByNumber(pausable.number), "unpauseAgentByNumber", 403, "insufficient permissions");
 
     const reader = target.client({ token: await target.createToken(["agentd.agents.#"]) });
     expectOk(await reader.listAgents(), "listAgents");
     const pauser = target.client({ token: await target.createToken(["agentd.agents.by-number.*.pause.create"]) });
     expectResult(await pauser.pauseAgentByNumber(bystander.number, "allowed"), "pauseAgentByNumber", 204);
     expectError(await pauser.listAgents(), "listAgents", 403, "insufficient permissions");
+    // Pausing and unpausing are separate rights.
+    expectError(await pauser.unpauseAgentByNumber(bystander.number), "unpauseAgentByNumber", 403, "insufficient permissions");
+    const unpauser = target.client({ token: await target.createToken([`agentd.agents.by-number.${bystander.number}.unpause.create`]) });
+    expectResult(await unpauser.unpauseAgentByNumber(bystander.number), "unpauseAgentByNumber", 204);
+    expectError(await unpauser.pauseAgentByNumber(bystander.number), "pauseAgentByNumber", 403, "insufficient permissions");
+    expectError(await unpauser.unpauseAgentByNumber(pausable.number), "unpauseAgentByNumber", 403, "insufficient permissions");
   });
 
   // --- 404, 409, 413, 415 ---------------------------------------------------
 
-  check(STATEFUL, "(state) an unknown agent answers 404 no such agent", [["getAgentById", 404], ["getAgentByNumber", 404], ["pauseAgentByNumber", 404]], async () => {
+  check(STATEFUL, "(state) an unknown agent answers 404 no such agent", [["getAgentById", 404], ["getAgentByNumber", 404], ["pauseAgentByNumber", 404], ["unpauseAgentByNumber", 404]], async () => {
     const client = target.client();
     expectError(await client.getAgentById(2147483647), "getAgentById", 404, "no such agent");
     expectError(await client.getAgentByNumber("999999"), "getAgentByNumber", 404, "no such agent");
     expectError(await client.pauseAgentByNumber("999999", "x"), "pauseAgentByNumber", 404, "no such agent");
+    expectError(await client.unpauseAgentByNumber("999999"), "unpauseAgentByNumber", 404, "no such agent");
   });
 
   check(STATEFUL, "(state) pausing a logged-out agent answers 409 not logged in and changes nothing", [["pauseAgentByNumber", 409]], async () => {
@@ -312,6 +386,15 @@ describe.each(ALL.map((name) => ({ name })))("contract suite on the $name", ({ n
     expect(before.logged).toBe(false);
     expectError(await client.pauseAgentByNumber(away.number, "lunch"), "pauseAgentByNumber", 409, "not logged in");
     expectError(await client.pauseAgentByNumber(away.number), "pauseAgentByNumber", 409, "not logged in");
+    expect(expectOk(await client.getAgentByNumber(away.number), "getAgentByNumber")).toEqual(before);
+  });
+
+  check(STATEFUL, "(state) unpausing a logged-out agent answers 409 not logged in and changes nothing", [["unpauseAgentByNumber", 409]], async () => {
+    const client = target.client();
+    const before = expectOk(await client.getAgentByNumber(away.number), "getAgentByNumber");
+    expect(before.logged).toBe(false);
+    expectError(await client.unpauseAgentByNumber(away.number), "unpauseAgentByNumber", 409, "not logged in");
+    expectError(await unpauseRaw(client, away.number, "{}"), "unpauseAgentByNumber", 409, "not logged in");
     expect(expectOk(await client.getAgentByNumber(away.number), "getAgentByNumber")).toEqual(before);
   });
 
@@ -324,8 +407,17 @@ describe.each(ALL.map((name) => ({ name })))("contract suite on the $name", ({ n
     expect(expectOk(await client.getAgentByNumber(offline.number), "getAgentByNumber")).toEqual(before);
   });
 
-  check(["server", "mock"], "a body that is not JSON answers 415 unsupported media type", [["pauseAgentByNumber", 415]], async () => {
+  check(["server"], "(state) an unpause body over the limit answers 413 payload too large and the agent stays paused", [["unpauseAgentByNumber", 413]], async () => {
     const client = target.client();
+    const before = expectOk(await client.getAgentByNumber(onBreak.number), "getAgentByNumber");
+    // Valid JSON, the empty object, only too big.
+    expectError(await unpauseRaw(client, onBreak.number, `{${" ".repeat(20_000)}}`), "unpauseAgentByNumber", 413, "payload too large");
+    expect(expectOk(await client.getAgentByNumber(onBreak.number), "getAgentByNumber")).toEqual(before);
+  });
+
+  check(["server", "mock"], "a body that is not JSON answers 415 unsupported media type", [["pauseAgentByNumber", 415], ["unpauseAgentByNumber", 415]], async () => {
+    const client = target.client();
+    expectError(await unpauseRaw(client, bystander.number, "{}", "text/plain"), "unpauseAgentByNumber", 415, "unsupported media type");
     expectError(await pauseRaw(client, bystander.number, "lunch", "text/plain"), "pauseAgentByNumber", 415, "unsupported media type");
     expectError(await pauseRaw(client, bystander.number, "reason=lunch", "application/x-www-form-urlencoded"), "pauseAgentByNumber", 415, "unsupported media type");
   });
@@ -343,7 +435,7 @@ describe.each(ALL.map((name) => ({ name })))("contract suite on the $name", ({ n
       if (limited) expect(limited.takeViolations(), "contract violations reported by Prism").toEqual([]);
     });
 
-    check(STATEFUL, "a token over its rate answers 429 too many requests with Retry-After, on every operation", [["listAgents", 429], ["getAgentById", 429], ["getAgentByNumber", 429], ["pauseAgentByNumber", 429]], async () => {
+    check(STATEFUL, "a token over its rate answers 429 too many requests with Retry-After, on every operation", [["listAgents", 429], ["getAgentById", 429], ["getAgentByNumber", 429], ["pauseAgentByNumber", 429], ["unpauseAgentByNumber", 429]], async () => {
       const client = limited.client();
       // Another token, known valid before the first one spends its budget.
       // Its first request counts against the client address's budget (the
@@ -375,7 +467,7 @@ describe.each(ALL.map((name) => ({ name })))("contract suite on the $name", ({ n
       if (cut) expect(cut.takeViolations(), "contract violations reported by Prism").toEqual([]);
     });
 
-    check(STATEFUL, "every operation answers 503 authentication server unreachable, never lets the request through", [["listAgents", 503], ["getAgentById", 503], ["getAgentByNumber", 503], ["pauseAgentByNumber", 503]], async () => {
+    check(STATEFUL, "every operation answers 503 authentication server unreachable, never lets the request through", [["listAgents", 503], ["getAgentById", 503], ["getAgentByNumber", 503], ["pauseAgentByNumber", 503], ["unpauseAgentByNumber", 503]], async () => {
       const client = cut.client({ token: "some-token-0123456789" });
       for (const [operationId, send] of everyOperation(client)) {
         expectError(await send(), operationId, 503, "authentication server unreachable");
@@ -402,6 +494,9 @@ describe.each(ALL.map((name) => ({ name })))("contract suite on the $name", ({ n
     ["pauseAgentByNumber", 404, "no such agent"],
     ["pauseAgentByNumber", 409, "not logged in"],
     ["pauseAgentByNumber", 413, "payload too large"],
+    ["unpauseAgentByNumber", 404, "no such agent"],
+    ["unpauseAgentByNumber", 409, "not logged in"],
+    ["unpauseAgentByNumber", 413, "payload too large"],
   ];
   for (const [operationId, status, error] of preferred) {
     check(["mock"], `${operationId} serves the contract's ${status} with Prefer: code=${status}`, [[operationId, status]], async () => {
@@ -451,7 +546,7 @@ describe("coverage of the contract", () => {
 
   it("the suite knows every operation of the contract", () => {
     expect(contract.operations().map((op) => op.operationId).sort()).toEqual(
-      ["getAgentById", "getAgentByNumber", "listAgents", "pauseAgentByNumber"],
+      ["getAgentById", "getAgentByNumber", "listAgents", "pauseAgentByNumber", "unpauseAgentByNumber"],
     );
   });
 

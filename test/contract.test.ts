@@ -65,6 +65,7 @@ const EXPECTED_OPERATIONS = [
   { operationId: "getAgentById", method: "get", path: "/agents/by-id/{agent_id}" },
   { operationId: "getAgentByNumber", method: "get", path: "/agents/by-number/{agent_number}" },
   { operationId: "pauseAgentByNumber", method: "post", path: "/agents/by-number/{agent_number}/pause" },
+  { operationId: "unpauseAgentByNumber", method: "post", path: "/agents/by-number/{agent_number}/unpause" },
 ];
 
 const AGENT_STATUS_FIELDS = [

@@ -29,12 +29,13 @@ const TOKEN = "faults-admin-token-0123456789abcdef";
 // through tsx and opens PGlite, which takes many seconds on a loaded machine.
 const SLOW_MS = 180_000;
 
-/** The four operations, as (operationId, method, path, body). */
+/** The five operations, as (operationId, method, path, body). */
 const OPERATIONS = [
   { id: "listAgents", method: "GET", path: "/agents", ok: 200 },
   { id: "getAgentById", method: "GET", path: "/agents/by-id/1", ok: 200 },
   { id: "getAgentByNumber", method: "GET", path: "/agents/by-number/1001", ok: 200 },
   { id: "pauseAgentByNumber", method: "POST", path: "/agents/by-number/1005/pause", ok: 204, body: { reason: "during a fault" } },
+  { id: "unpauseAgentByNumber", method: "POST", path: "/agents/by-number/1003/unpause", ok: 204 },
 ] as const;
 
 /** Asserts a contract error: status, the operation's documented body, and the message. */
@@ -338,7 +339,7 @@ describe.skipIf(pgUrl === undefined)("PostgreSQL connections terminated (as by a
       const worker = async (): Promise<void> => {
         while (loading) {
           const op = OPERATIONS[sequence++ % OPERATIONS.length]!;
-          const body = op.method === "POST" ? { reason: `load ${sequence}` } : undefined;
+          const body = op.id === "pauseAgentByNumber" ? { reason: `load ${sequence}` } : undefined;
           const { value, ms } = await timed(() => server.call(op.method, op.path, { token: TOKEN, body }));
           answers.push({ op: op.id, answer: value, ms });
         }
@@ -368,7 +369,7 @@ describe.skipIf(pgUrl === undefined)("PostgreSQL connections terminated (as by a
       await terminate();
       await until(5_000, "recovery after terminate", async () => {
         for (const op of OPERATIONS) {
-          const body = op.method === "POST" ? { reason: "recovered" } : undefined;
+          const body = op.id === "pauseAgentByNumber" ? { reason: "recovered" } : undefined;
           const answer = await server.call(op.method, op.path, { token: TOKEN, body });
           if (answer.status !== op.ok) {
             expectError(answer, op.id, 503, "database unavailable");
@@ -415,7 +416,7 @@ describe("external auth service down, slow or answering garbage", () => {
   async function everyOperation(token: string): Promise<{ op: (typeof OPERATIONS)[number]; answer: Answer; ms: number }[]> {
     const results = [];
     for (const op of OPERATIONS) {
-      const body = op.method === "POST" ? { reason: "must not apply" } : undefined;
+      const body = op.id === "pauseAgentByNumber" ? { reason: "must not apply" } : undefined;
       const { value, ms } = await timed(() => server.call(op.method, op.path, { token, body }));
       results.push({ op, answer: value, ms });
     }

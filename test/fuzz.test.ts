@@ -85,11 +85,11 @@ describe("bad input: the fuzzer", () => {
     tokens = {
       admin: ADMIN_TOKEN,
       reader: await server.createToken(READ_ACLS),
-      // May pause only agents that cannot be paused (logged out or unknown), so
-      // it reaches body validation and the store without ever succeeding.
+      // May pause and unpause only agents that cannot be (logged out or unknown),
+      // so it reaches body validation and the store without ever succeeding.
       pauser: await server.createToken([
         ...READ_ACLS,
-        ...[...LOGGED_OUT, ...UNKNOWN_NUMBERS].map((n) => `agentd.agents.by-number.${n}.pause.create`),
+        ...[...LOGGED_OUT, ...UNKNOWN_NUMBERS].flatMap((n) => [`agentd.agents.by-number.${n}.pause.create`, `agentd.agents.by-number.${n}.unpause.create`]),
       ]),
       revoked,
     };
@@ -102,7 +102,7 @@ describe("bad input: the fuzzer", () => {
   });
 
   /**
-   * In the rejection property nothing may succeed at pausing: the admin token
+   * In the rejection property nothing may succeed at pausing or unpausing: the admin token
    * never goes with a POST whose target names a logged-in agent in any
    * encoding (the pauser token takes its place, and its ACL must refuse).
    */
@@ -218,6 +218,53 @@ describe("bad input: the fuzzer", () => {
       { seed: SEED, numRuns: 150, verbose: 0 },
     );
   });
+  it("applies every valid unpause to exactly the targeted agent, paused or not", async () => {
+    const unpause = fc.record({
+      number: fc.constantFrom(...LOGGED_IN, ...LOGGED_OUT),
+      // Paused first (with or without a reason) or not: an unpause of an agent that is not paused is a 204 that changes nothing.
+      before: fc.constantFrom("as is", "paused", "paused with a reason"),
+      token: fc.constantFrom("admin", "unpause-all"),
+      // "no body" sends neither a body nor a Content-Type, as the 17.05 client does.
+      form: fc.constantFrom("no body", "no body, Content-Type", "empty body", "{}"),
+      contentType: fc.constantFrom("application/json", "application/json; charset=utf-8", "application/json;charset=UTF-8", "Application/JSON"),
+      chunked: fc.boolean(),
+      spaced: fc.boolean(),
+    });
+    const unpauseAll = await server.createToken(["agentd.agents.by-number.*.unpause.create"]);
+    await fc.assert(
+      fc.asyncProperty(unpause, async (p) => {
+        if (p.before !== "as is" && LOGGED_IN.includes(p.number)) {
+          const paused = await server.call("POST", `/agents/by-number/${p.number}/pause`, p.before === "paused" ? {} : { body: { reason: "fuzz" } });
+          expect(paused.status, paused.text).toBe(204);
+        }
+        const before = (await snapshot()) as Array<Record<string, unknown>>;
+        const json = p.form === "{}" ? "{}" : p.form === "empty body" ? "" : undefined;
+        const body = json === undefined ? undefined : Buffer.from(p.spaced && json !== "" ? ` \n${json}\t ` : json);
+        const headers: Array<[string, string]> = [["host", "localhost"], ["x-auth-token", p.token === "admin" ? ADMIN_TOKEN : unpauseAll]];
+        if (body !== undefined || p.form === "no body, Content-Type") headers.push(["content-type", p.contentType]);
+        let payload = body;
+        if (body !== undefined && p.chunked && body.length > 0) {
+          headers.push(["transfer-encoding", "chunked"]);
+          payload = Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from("\r\n0\r\n\r\n")]);
+        } else {
+          headers.push(["content-length", String(body?.length ?? 0)]);
+        }
+        const answer = await send({ bytes: requestBytes("POST", `${BASE_PATH}/agents/by-number/${p.number}/unpause`, headers, payload), head: false });
+        const after = await snapshot();
+        const expected = before.map((agent) => (agent.number === p.number && agent.logged ? { ...agent, paused: false, paused_reason: null } : agent));
+        if (LOGGED_IN.includes(p.number)) {
+          expect(answer.status, describeAnswer(answer)).toBe(204);
+          expect(answer.body.length).toBe(0);
+        } else {
+          expect(answer.status, describeAnswer(answer)).toBe(409);
+          expectValid(contract.responseValidator("unpauseAgentByNumber", 409), JSON.parse(answer.body.toString("utf8")));
+        }
+        expect(after).toEqual(expected);
+      }),
+      { seed: SEED, numRuns: 150, verbose: 0 },
+    );
+  });
+
   it("answers malformed HTTP with a 4xx Error body, and stays up", async () => {
     await fc.assert(
       fc.asyncProperty(malformedSpec, async (spec) => {

@@ -31,7 +31,7 @@ const SECRET = "postgres://agentd:hunter2@db.internal/agentd";
 function failingStore(error: () => unknown): AgentStore {
   // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- values that are not Errors are part of what is tested
   const fail = () => Promise.reject(error());
-  return { originUuid: "6f1c3c6e-2b7a-4f5e-9a0d-3c2b1a0f9e8d", list: fail, getById: fail, getByNumber: fail, pause: fail, upsert: fail };
+  return { originUuid: "6f1c3c6e-2b7a-4f5e-9a0d-3c2b1a0f9e8d", list: fail, getById: fail, getByNumber: fail, pause: fail, unpause: fail, upsert: fail };
 }
 
 const allowAll: TokenVerifier = { verify: () => Promise.resolve({ ok: true }) };
@@ -89,6 +89,7 @@ describe("createApp over a failing store, served over HTTPS", () => {
     ["GET", "/agents/by-id/1", undefined],
     ["GET", "/agents/by-number/1001", undefined],
     ["POST", "/agents/by-number/1001/pause", { reason: "lunch" }],
+    ["POST", "/agents/by-number/1001/unpause", undefined],
   ] as const)("%s %s: a bug answers 500 server error, logged with the request id, nothing leaked", async (method, route, body) => {
     thrown = () => new Error(`connection to ${SECRET} lost`);
     lines.length = 0;

@@ -57,6 +57,17 @@ describe("npm run mock -- --release", () => {
     expect(authorised.status).toBe(200);
   });
 
+  // Amended: unpause existed upstream in every release, so every frozen release has it.
+  it("15.14 unpauses without a token or a body, and 15.19 only with a token", async () => {
+    const path = "/agents/by-number/1003/unpause";
+    const old = await fetch(`${mock("15.14").url}${path}`, { method: "POST" });
+    expect(old.status, await old.text()).toBe(204);
+    const refused = await fetch(`${mock("15.19").url}${path}`, { method: "POST" });
+    expect(refused.status).toBe(401);
+    const authorised = await fetch(`${mock("15.19").url}${path}`, { method: "POST", headers: { "X-Auth-Token": "any" } });
+    expect(authorised.status).toBe(204);
+  });
+
   it("15.14's agents have no state_interface", async () => {
     const response = await fetch(`${mock("15.14").url}/agents`);
     expect(response.status).toBe(200);

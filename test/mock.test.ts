@@ -47,6 +47,7 @@ const everyOperation = [
     path: "/agents/by-number/1001/pause",
     init: { method: "POST", headers: JSON_BODY, body: JSON.stringify({ reason: "lunch break" }) },
   },
+  { operationId: "unpauseAgentByNumber", path: "/agents/by-number/1003/unpause", init: { method: "POST" } },
 ] as const;
 
 describe("Prism mock of the contract", () => {
@@ -88,6 +89,20 @@ describe("Prism mock of the contract", () => {
     }
   });
 
+  it("unpauses an agent with 204 and no body, with no body at all (with or without a Content-Type) or an empty object", async () => {
+    const path = "/agents/by-number/1003/unpause";
+    const bodies: RequestInit[] = [
+      { method: "POST", headers: TOKEN },
+      { method: "POST", headers: { ...TOKEN, ...JSON_BODY } },
+      { method: "POST", headers: { ...TOKEN, ...JSON_BODY }, body: "{}" },
+    ];
+    for (const init of bodies) {
+      const res = await call(path, init);
+      expect(res.status, typeof init.body === "string" ? init.body : "(no body)").toBe(204);
+      expect(res.text).toBe("");
+    }
+  });
+
   it.each(everyOperation)("answers $operationId without a token with 401 and the contract's error", async ({ operationId, path, init }) => {
     const res = await call(path, init);
     expect(res.status).toBe(401);
@@ -121,6 +136,17 @@ describe("Prism mock of the contract", () => {
       path: "/agents/by-number/1001/pause",
       init: { method: "POST", headers: JSON_BODY, body: JSON.stringify({ reason: "ok", extra: 1 }) },
     },
+    {
+      what: "an unpause body with a reason",
+      path: "/agents/by-number/1003/unpause",
+      init: { method: "POST", headers: JSON_BODY, body: JSON.stringify({ reason: "back" }) },
+    },
+    {
+      what: "an unpause body that is not an object",
+      path: "/agents/by-number/1003/unpause",
+      init: { method: "POST", headers: JSON_BODY, body: "[]" },
+    },
+    { what: "agent_number with a letter on unpause", path: "/agents/by-number/12a/unpause", init: { method: "POST" } },
   ])("rejects $what with 400 and the contract's error", async ({ path, init }) => {
     const res = await call(path, { ...init, headers: { ...TOKEN, ...(init as RequestInit).headers } });
     expect(res.status).toBe(400);
@@ -180,6 +206,8 @@ describe("Prism mock of the contract", () => {
       ["getAgentByNumber", "/agents/by-number/9999", {}, 404, "no such agent"],
       ["getAgentById", "/agents/by-id/9999", {}, 403, "insufficient permissions"],
       ["pauseAgentByNumber", "/agents/by-number/1002/pause", { method: "POST" }, 409, "not logged in"],
+      ["unpauseAgentByNumber", "/agents/by-number/1002/unpause", { method: "POST" }, 409, "not logged in"],
+      ["unpauseAgentByNumber", "/agents/by-number/9999/unpause", { method: "POST" }, 404, "no such agent"],
       ["listAgents", "/agents", {}, 429, "too many requests"],
       ["listAgents", "/agents", {}, 503, "authentication server unreachable"],
     ] as const;

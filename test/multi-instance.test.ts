@@ -246,4 +246,80 @@ describe.skipIf(pgUrl === undefined)("three instances on one PostgreSQL", () => 
       else expect(agent, context).toEqual(byNumber.get(agent.number));
     }
   });
+  it("300 concurrent pauses and unpauses across instances: each answer as the state dictates, final state = serial replay in commit order", async () => {
+    const seed = Number(process.env.AGENTD_TEST_SEED ?? Date.now() % 2 ** 31);
+    const next = random(seed);
+    const context = `seed ${seed} (replay with AGENTD_TEST_SEED=${seed})`;
+
+    await admin.query("TRUNCATE pause_log");
+    const initial = await state(instances[0]!);
+    const byNumber = new Map(initial.map((a) => [a.number, a]));
+    const loggedIn = initial.filter((a) => a.logged).map((a) => a.number);
+    const loggedOut = initial.filter((a) => !a.logged).map((a) => a.number);
+    const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!;
+
+    // Half pauses (each with a unique reason, so its log row names it), half unpauses.
+    const requests = Array.from({ length: 300 }, (_, i) => {
+      const roll = next();
+      const number = roll < 0.3 ? HOT : roll < 0.7 ? pick(loggedIn) : roll < 0.85 ? pick(loggedOut) : pick(UNKNOWN);
+      const action = next() < 0.5 ? "pause" : "unpause";
+      return { i, number, action, reason: `r${i}-${Math.floor(next() * 1e6)}`, via: Math.floor(next() * instances.length) };
+    });
+    const answers = await pool(
+      requests.map((r) => () =>
+        instances[r.via]!.call("POST", `/agents/by-number/${r.number}/${r.action}`, r.action === "pause" ? { body: { reason: r.reason } } : {}),
+      ),
+      24,
+    );
+
+    const pauses = new Map<string, Set<string>>();
+    const unpauses = new Map<string, number>();
+    answers.forEach((answer: Answer, index) => {
+      const r = requests[index]!;
+      const known = byNumber.get(r.number);
+      const expected = known === undefined ? 404 : known.logged ? 204 : 409;
+      const operationId = r.action === "pause" ? "pauseAgentByNumber" : "unpauseAgentByNumber";
+      expect(answer.status, `${context}: ${r.action} ${r.number} via instance ${r.via}: ${answer.text}`).toBe(expected);
+      if (expected === 204) {
+        expect(answer.text).toBe("");
+        if (r.action === "pause") {
+          if (!pauses.has(r.number)) pauses.set(r.number, new Set());
+          pauses.get(r.number)!.add(r.reason);
+        } else {
+          unpauses.set(r.number, (unpauses.get(r.number) ?? 0) + 1);
+        }
+      } else {
+        expect(answer.json, context).toEqual({ error: expected === 404 ? "no such agent" : "not logged in" });
+        expectValid(contract.responseValidator(operationId, expected), answer.json);
+      }
+    });
+    expect(unpauses.get(HOT) ?? 0, context).toBeGreaterThan(20);
+
+    // The database applied exactly the accepted pauses and unpauses, each once, and nothing else.
+    const { rows: log } = await admin.query<{ seq: string; number: string; paused: boolean; reason: string | null }>(
+      "SELECT seq, number, paused, reason FROM pause_log ORDER BY seq",
+    );
+    const loggedPauses = new Map<string, string[]>();
+    const loggedUnpauses = new Map<string, number>();
+    for (const row of log) {
+      if (row.paused) {
+        if (!loggedPauses.has(row.number)) loggedPauses.set(row.number, []);
+        loggedPauses.get(row.number)!.push(row.reason!);
+      } else {
+        expect(row.reason, context).toBeNull();
+        loggedUnpauses.set(row.number, (loggedUnpauses.get(row.number) ?? 0) + 1);
+      }
+    }
+    for (const number of new Set([...pauses.keys(), ...loggedPauses.keys()])) {
+      expect([...(loggedPauses.get(number) ?? [])].sort(), `${context}: pauses of ${number}`).toEqual([...(pauses.get(number) ?? [])].sort());
+    }
+    expect(Object.fromEntries(loggedUnpauses), `${context}: unpauses`).toEqual(Object.fromEntries(unpauses));
+
+    // Serial replay of the log, in commit order, on the initial state.
+    const replay = new Map(initial.map((a) => [a.number, { ...a }]));
+    for (const row of log) Object.assign(replay.get(row.number)!, { paused: row.paused, paused_reason: row.reason });
+    const expected = [...replay.values()];
+    const finals = await Promise.all(instances.map(state));
+    for (const final of finals) expect(final, context).toEqual(expected);
+  });
 });

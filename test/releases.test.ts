@@ -153,6 +153,16 @@ describe.each(releases)("the view of %s", (release) => {
     if (facts().pauseBody) expect(Object.keys(d().components.schemas.PauseRequest.properties)).toEqual(["reason"]);
   });
 
+  it("has unpause in every release, taking no body but {}, with 413 and 415 from 17.05 as pause", () => {
+    const unpause = d().paths["/agents/by-number/{agent_number}/unpause"].post;
+    expect(unpause.operationId).toBe("unpauseAgentByNumber");
+    expect(unpause.requestBody.required).toBe(false);
+    expect(d().components.schemas.UnpauseRequest).toMatchObject({ type: "object", additionalProperties: false, properties: {} });
+    expect(Object.keys(unpause.responses)).toEqual(expect.arrayContaining(["204", "400", "404", "409", "429", "500", "503"]));
+    expect(Object.keys(unpause.responses).includes("413")).toBe(facts().pauseBody);
+    expect(Object.keys(unpause.responses).includes("415")).toBe(facts().pauseBody);
+  });
+
   it("keeps no component it does not use", () => {
     const text = JSON.stringify(d().paths) + JSON.stringify(d().components);
     for (const [section, entries] of Object.entries<Record<string, unknown>>(d().components)) {

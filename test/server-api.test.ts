@@ -6,10 +6,11 @@ import { describe, expect, it } from "vitest";
 import { BASE_PATH } from "../server/contract.js";
 import { SUITE_AGENTS, suiteAgents } from "./helpers/agents.js";
 import { loadContract, expectValid } from "./helpers/contract.js";
-import { useTestServer, type Answer, type TestServer } from "./helpers/server.js";
+import { header, RawHttpsClient, requestBytes } from "./helpers/raw-https.js";
+import { ADMIN_TOKEN, useTestServer, type Answer, type TestServer } from "./helpers/server.js";
 
 const contract = loadContract();
-const { pausable, away, onBreak, bystander } = SUITE_AGENTS;
+const { pausable, away, onBreak, pausedSilently, bystander } = SUITE_AGENTS;
 const errorSchema = contract.schemaValidator("Error");
 
 /** Asserts the status, and that the body is what the contract documents for it. */
@@ -30,7 +31,7 @@ function expectError(answer: Answer, status: number, error: string): any {
   return answer.json;
 }
 
-describe("the server's four operations", () => {
+describe("the server's five operations", () => {
   const server = useTestServer({ agents: suiteAgents() });
 
   it("lists exactly the agents the suite loaded, in every state, with the deployment's origin_uuid", async () => {
@@ -55,6 +56,7 @@ describe("the server's four operations", () => {
     expectAnswer(await server.call("GET", "/agents/by-id/999999"), "getAgentById", 404);
     expectAnswer(await server.call("GET", "/agents/by-number/999999"), "getAgentByNumber", 404);
     expectAnswer(await server.call("POST", "/agents/by-number/999999/pause", { body: {} }), "pauseAgentByNumber", 404);
+    expectAnswer(await server.call("POST", "/agents/by-number/999999/unpause"), "unpauseAgentByNumber", 404);
   });
 
   it("pauses a logged-in agent with a reason, replaces the reason, and clears it without one", async () => {
@@ -84,6 +86,67 @@ describe("the server's four operations", () => {
     expect(body.error).toBe("not logged in");
     expect((await server.call("GET", `/agents/by-id/${away.id}`)).json).toEqual(before);
   });
+
+  it("unpauses a paused agent (with and without a reason), and answers 204 again when it is not paused", async () => {
+    for (const agent of [onBreak, pausedSilently]) {
+      expect((await server.call("GET", `/agents/by-number/${agent.number}`)).json).toMatchObject({ paused: true });
+      expectAnswer(await server.call("POST", `/agents/by-number/${agent.number}/unpause`), "unpauseAgentByNumber", 204);
+      const after = expectAnswer(await server.call("GET", `/agents/by-number/${agent.number}`), "getAgentByNumber", 200);
+      expect(after).toMatchObject({ logged: true, paused: false, paused_reason: null });
+      expectAnswer(await server.call("POST", `/agents/by-number/${agent.number}/unpause`, { body: {} }), "unpauseAgentByNumber", 204);
+      expect(expectAnswer(await server.call("GET", `/agents/by-id/${agent.id}`), "getAgentById", 200)).toEqual(after);
+      const list = expectAnswer(await server.call("GET", "/agents"), "listAgents", 200) as any[];
+      expect(list.find((a) => a.id === agent.id)).toEqual(after);
+    }
+  });
+
+  it("answers 409 not logged in when unpausing a logged-out agent, and changes nothing", async () => {
+    const before = (await server.call("GET", `/agents/by-id/${away.id}`)).json;
+    const body = expectAnswer(await server.call("POST", `/agents/by-number/${away.number}/unpause`), "unpauseAgentByNumber", 409);
+    expect(body.error).toBe("not logged in");
+    expect((await server.call("GET", `/agents/by-id/${away.id}`)).json).toEqual(before);
+  });
+});
+
+// The 17.05 Python client sends pause and unpause as a POST with no body and
+// no Content-Type (Content-Length: 0). Written byte for byte, so no client
+// library adds a header it would not send.
+describe("pause and unpause as the 17.05 client sends them", () => {
+  const server = useTestServer({ agents: suiteAgents() });
+
+  async function bare(path: string): Promise<{ status: number; contentType: string | undefined; body: string }> {
+    const url = new URL(server.url);
+    const client = new RawHttpsClient(url.hostname, Number(url.port), server.ca);
+    try {
+      const request = requestBytes("POST", `${url.pathname}${path}`, [
+        ["Host", url.host],
+        ["X-Auth-Token", ADMIN_TOKEN],
+        ["Content-Length", "0"],
+      ]);
+      const answer = await client.send({ bytes: request, head: false });
+      return { status: answer.status, contentType: header(answer, "content-type"), body: answer.body.toString() };
+    } finally {
+      client.close();
+    }
+  }
+
+  it("pauses and unpauses with no body and no Content-Type", async () => {
+    expect(await bare(`/agents/by-number/${pausable.number}/pause`)).toEqual({ status: 204, contentType: undefined, body: "" });
+    expect((await server.call("GET", `/agents/by-number/${pausable.number}`)).json).toMatchObject({ paused: true, paused_reason: null });
+    expect(await bare(`/agents/by-number/${pausable.number}/unpause`)).toEqual({ status: 204, contentType: undefined, body: "" });
+    expect((await server.call("GET", `/agents/by-number/${pausable.number}`)).json).toMatchObject({ paused: false, paused_reason: null });
+  });
+
+  it("answers the contract's 404 and 409 to such requests too", async () => {
+    for (const action of ["pause", "unpause"]) {
+      const unknown = await bare(`/agents/by-number/999999/${action}`);
+      expect(unknown.status).toBe(404);
+      expect(JSON.parse(unknown.body)).toEqual({ error: "no such agent" });
+      const loggedOut = await bare(`/agents/by-number/${away.number}/${action}`);
+      expect(loggedOut.status).toBe(409);
+      expect(JSON.parse(loggedOut.body)).toEqual({ error: "not logged in" });
+    }
+  });
 });
 
 describe("invalid requests", () => {
@@ -99,6 +162,7 @@ describe("invalid requests", () => {
     const body = expectAnswer(await server.call("GET", `/agents/by-number/${number}`), "getAgentByNumber", 400);
     expect(body.details).toContainEqual(expect.objectContaining({ location: "path", path: "agent_number" }));
     expectAnswer(await server.call("POST", `/agents/by-number/${number}/pause`, { body: {} }), "pauseAgentByNumber", 400);
+    expectAnswer(await server.call("POST", `/agents/by-number/${number}/unpause`), "unpauseAgentByNumber", 400);
   });
 
   it.each([
@@ -112,6 +176,26 @@ describe("invalid requests", () => {
     const body = expectAnswer(await server.call("POST", `/agents/by-number/${bystander.number}/pause`, { body: payload }), "pauseAgentByNumber", 400);
     expect(body.details?.[0]?.location).toBe("body");
     expect((await server.call("GET", `/agents/by-number/${bystander.number}`)).json).toEqual(before);
+  });
+
+  it.each([
+    ["a reason", { reason: "lunch" }],
+    ["an unknown field", { until: "tomorrow" }],
+    ["an array", []],
+    ["a string", "resume"],
+  ])("rejects an unpause body with %s, and the agent stays paused", async (_label, payload) => {
+    const before = (await server.call("GET", `/agents/by-number/${onBreak.number}`)).json;
+    const body = expectAnswer(await server.call("POST", `/agents/by-number/${onBreak.number}/unpause`, { body: payload }), "unpauseAgentByNumber", 400);
+    expect(body.details?.[0]?.location).toBe("body");
+    expect((await server.call("GET", `/agents/by-number/${onBreak.number}`)).json).toEqual(before);
+  });
+
+  it("rejects an unpause body that is not JSON with 415, and malformed JSON with 400", async () => {
+    expectAnswer(await server.call("POST", `/agents/by-number/${onBreak.number}/unpause`, { rawBody: "now", headers: { "content-type": "text/plain" } }), "unpauseAgentByNumber", 415);
+    expectAnswer(await server.call("POST", `/agents/by-number/${onBreak.number}/unpause`, { rawBody: "now" }), "unpauseAgentByNumber", 415);
+    expectAnswer(await server.call("POST", `/agents/by-number/${onBreak.number}/unpause`, { rawBody: "{", headers: { "content-type": "application/json" } }), "unpauseAgentByNumber", 400);
+    expectAnswer(await server.call("POST", `/agents/by-number/${onBreak.number}/unpause`, { rawBody: `{${" ".repeat(20_000)}}`, headers: { "content-type": "application/json" } }), "unpauseAgentByNumber", 413);
+    expect((await server.call("GET", `/agents/by-number/${onBreak.number}`)).json.paused).toBe(true);
   });
 
   it("rejects malformed JSON with 400", async () => {
@@ -226,6 +310,7 @@ describe("tokens and ACLs (embedded verifier)", () => {
         ["GET", `/agents/by-id/${pausable.id}`, "getAgentById"],
         ["GET", `/agents/by-number/${pausable.number}`, "getAgentByNumber"],
         ["POST", `/agents/by-number/${pausable.number}/pause`, "pauseAgentByNumber"],
+        ["POST", `/agents/by-number/${pausable.number}/unpause`, "unpauseAgentByNumber"],
       ] as const) {
         const answer = await server.call(method, path, { token });
         expectAnswer(answer, operationId, 401);
@@ -261,6 +346,12 @@ describe("tokens and ACLs (embedded verifier)", () => {
     expect((await server.call("POST", `/agents/by-number/${pausable.number}/pause`, { token: one })).status).toBe(204);
     expectError(await server.call("GET", `/agents/by-number/${onBreak.number}`, { token: one }), 403, "insufficient permissions");
     expectError(await server.call("POST", `/agents/by-number/${onBreak.number}/pause`, { token: one }), 403, "insufficient permissions");
+    // Pausing does not grant unpausing.
+    expectError(await server.call("POST", `/agents/by-number/${pausable.number}/unpause`, { token: one }), 403, "insufficient permissions");
+    const unpauser = await server.createToken([`agentd.agents.by-number.${pausable.number}.unpause.create`]);
+    expect((await server.call("POST", `/agents/by-number/${pausable.number}/unpause`, { token: unpauser })).status).toBe(204);
+    expectError(await server.call("POST", `/agents/by-number/${onBreak.number}/unpause`, { token: unpauser }), 403, "insufficient permissions");
+    expectError(await server.call("POST", `/agents/by-number/${pausable.number}/pause`, { token: unpauser }), 403, "insufficient permissions");
   });
 
   it("honours * (one segment) and # (any number of segments)", async () => {

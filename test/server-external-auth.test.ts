@@ -35,6 +35,8 @@ describe("the server with an external auth service", () => {
     expect(auth.requests).toEqual([{ method: "HEAD", token: "supervisor", scope: "agentd.agents.by-number.1003.read" }]);
     expect((await server.call("POST", "/agents/by-number/1001/pause", { token: "supervisor", body: { reason: "ext" } })).status).toBe(204);
     expect(auth.requests.at(-1)).toEqual({ method: "HEAD", token: "supervisor", scope: "agentd.agents.by-number.1001.pause.create" });
+    expect((await server.call("POST", "/agents/by-number/1001/unpause", { token: "supervisor" })).status).toBe(204);
+    expect(auth.requests.at(-1)).toEqual({ method: "HEAD", token: "supervisor", scope: "agentd.agents.by-number.1001.unpause.create" });
   });
 
   it("maps 404 to 401 and 403 to 403, with the contract's Error body", async () => {

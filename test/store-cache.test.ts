@@ -80,6 +80,53 @@ describe("CachedAgentStore on PGlite", () => {
     expect(await cached.getById(5)).toBe(await cached.getByNumber("1005"));
   });
 
+  it("shows a committed unpause at once, and stays equal to the database under concurrent pauses and unpauses", async () => {
+    const direct = new SqlAgentStore(db, ORIGIN);
+    const cached = new CachedAgentStore(new SqlAgentStore(db, ORIGIN));
+    await cached.list();
+    expect(await cached.unpause(onBreak.number)).toBe("unpaused");
+    expect(await cached.getByNumber(onBreak.number)).toMatchObject({ paused: false, paused_reason: null });
+    expect(await cached.getByNumber(onBreak.number)).toEqual(await direct.getByNumber(onBreak.number));
+    const numbers = [pausable.number, away.number, bystander.number, onBreak.number, "9999"];
+    const outcomes = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => {
+        const number = numbers[i % numbers.length]!;
+        return i % 2 === 0 ? cached.pause(number, i % 3 === 0 ? null : `reason ${i}`) : cached.unpause(number);
+      }),
+    );
+    expect(new Set(outcomes)).toEqual(new Set(["paused", "unpaused", "not logged in", "no such agent"]));
+    expect(await cached.list()).toEqual(await direct.list());
+    for (const number of numbers) expect(await cached.getByNumber(number)).toEqual(await direct.getByNumber(number));
+  });
+
+  it("an unpause replaces only its agent, and the list is rebuilt once", async () => {
+    const direct = new SqlAgentStore(db, ORIGIN);
+    const cached = new CachedAgentStore(new SqlAgentStore(db, ORIGIN));
+    const before = await cached.list();
+    expect(await cached.unpause(onBreak.number)).toBe("unpaused");
+    const after = await cached.list();
+    expect(after).not.toBe(before);
+    expect(await cached.list()).toBe(after);
+    expect(after).toEqual(await direct.list());
+    after.forEach((agent, i) => {
+      if (agent.number === onBreak.number) expect(agent).not.toBe(before[i]);
+      else expect(agent).toBe(before[i]);
+    });
+    // A refused unpause leaves the list as it is.
+    expect(await cached.unpause(away.number)).toBe("not logged in");
+    expect(await cached.list()).toBe(after);
+  });
+
+  it("an unpause while the first load is under way is not lost", async () => {
+    const direct = new SqlAgentStore(db, ORIGIN);
+    const cached = new CachedAgentStore(new SqlAgentStore(db, ORIGIN));
+    const [list, outcome] = await Promise.all([cached.list(), cached.unpause(onBreak.number)]);
+    expect(outcome).toBe("unpaused");
+    expect(await cached.getByNumber(onBreak.number)).toMatchObject({ paused: false, paused_reason: null });
+    expect(await cached.list()).toEqual(await direct.list());
+    expect(list.length).toBe(suiteAgents().length);
+  });
+
   it("reloads after an import, and after a failed one", async () => {
     const direct = new SqlAgentStore(db, ORIGIN);
     const cached = new CachedAgentStore(new SqlAgentStore(db, ORIGIN));

@@ -135,6 +135,41 @@ describe.each(kinds)("store on $kind", ({ fresh, available }) => {
       expect(others).toEqual(DEMO_AGENTS.filter((a) => a.number !== "1001").map((a) => ({ ...a, origin_uuid: store.originUuid })));
     });
 
+    it("unpause: 404 for an unknown number, 409 when logged out, paused and reason cleared, a no-op when not paused", async () => {
+      const store = await resetAgents(db);
+      expect(await store.unpause("9999")).toBe("no such agent");
+      expect(await store.unpause("1002")).toBe("not logged in");
+      expect(await store.getByNumber("1002")).toMatchObject({ logged: false, paused: false, paused_reason: null });
+
+      // 1003 is paused with a reason, 1004 without one.
+      expect(await store.unpause("1003")).toBe("unpaused");
+      expect(await store.getByNumber("1003")).toMatchObject({ logged: true, paused: false, paused_reason: null });
+      expect(await store.unpause("1004")).toBe("unpaused");
+      expect(await store.getByNumber("1004")).toMatchObject({ logged: true, paused: false, paused_reason: null });
+      const before = await store.getByNumber("1001");
+      expect(before).toMatchObject({ logged: true, paused: false });
+      expect(await store.unpause("1001")).toBe("unpaused");
+      expect(await store.getByNumber("1001")).toEqual(before);
+      // Nobody else changed.
+      const changed = ["1003", "1004"];
+      const others = (await store.list()).filter((a) => !changed.includes(a.number));
+      expect(others).toEqual(DEMO_AGENTS.filter((a) => !changed.includes(a.number)).map((a) => ({ ...a, origin_uuid: store.originUuid })));
+    });
+
+    it("50 concurrent pauses and unpauses of one agent leave a consistent row", async () => {
+      const store = await resetAgents(db, [loggedIn(1), loggedIn(2)]);
+      const jobs = Array.from({ length: 50 }, (_, i) => (i % 2 === 0 ? store.pause("1001", `reason ${i}`) : store.unpause("1001")));
+      expect(await Promise.all(jobs)).toEqual(Array.from({ length: 50 }, (_, i) => (i % 2 === 0 ? "paused" : "unpaused")));
+      const row = await store.getByNumber("1001");
+      expectContractStatus(row);
+      // Whichever came last: paused with one of the reasons, or unpaused without one.
+      if (row!.paused) expect(row!.paused_reason).toMatch(/^reason \d+$/);
+      else expect(row!.paused_reason).toBeNull();
+      expect(await store.getByNumber("1002")).toMatchObject({ paused: false, paused_reason: null });
+      expect(await store.unpause("1001")).toBe("unpaused");
+      expect(await store.getByNumber("1001")).toMatchObject({ paused: false, paused_reason: null });
+    });
+
     it("50 concurrent pauses of one agent and of different agents leave consistent rows", async () => {
       const agents = [...Array.from({ length: 25 }, (_, i) => loggedIn(i + 1)), ...Array.from({ length: 25 }, (_, i) => loggedOut(i + 26))];
       const store = await resetAgents(db, agents);
@@ -212,17 +247,23 @@ describe.each(kinds)("store on $kind", ({ fresh, available }) => {
       };
       await moved("pause", () => store.pause("1001", "v"));
       await moved("pause with the same reason", () => store.pause("1001", "v"));
+      await moved("unpause", () => store.unpause("1001"));
+      await moved("unpause of an agent that is not paused", () => store.unpause("1001"));
       await moved("import", () => store.upsert([loggedIn(7)]));
       await moved("an update by hand", () => db.query("UPDATE agents SET paused = false, paused_reason = NULL WHERE id = 1"));
       await moved("a delete by hand", () => db.query("DELETE FROM agents WHERE id = 7"));
 
       expect(await store.pause("1002", "logged out")).toBe("not logged in");
       expect(await store.pause("9999", null)).toBe("no such agent");
+      expect(await store.unpause("1002")).toBe("not logged in");
+      expect(await store.unpause("9999")).toBe("no such agent");
       await expect(db.transaction(async (tx) => {
         await new SqlAgentStore(tx, store.originUuid).pause("1005", "rolled back");
+        await new SqlAgentStore(tx, store.originUuid).unpause("1003");
         throw new Error("boom");
       })).rejects.toThrow("boom");
-      expect(await version(), "refused pauses and a rolled-back one").toBe(before);
+      expect(await version(), "refused pauses and unpauses and rolled-back ones").toBe(before);
+      expect(await store.getByNumber("1003")).toMatchObject({ paused: true, paused_reason: "lunch break" });
     });
 
     it("a transaction that throws changes nothing", async () => {
@@ -511,6 +552,7 @@ describe.skipIf(postgresTestUrl() === undefined)("PostgreSQL specifics", () => {
     const writes: [string, () => Promise<unknown>][] = [
       ["a pause through another pool", () => writer.pause("1004", "elsewhere")],
       ["the same pause again", () => writer.pause("1004", "elsewhere")],
+      ["an unpause through another pool", () => writer.unpause("1004")],
       ["an import through another pool", () => writer.upsert([loggedIn(11)])],
       ["an update typed by an operator", () => b.query("UPDATE agents SET paused = false, paused_reason = NULL WHERE id = 4")],
     ];
@@ -527,6 +569,8 @@ describe.skipIf(postgresTestUrl() === undefined)("PostgreSQL specifics", () => {
     expect(await reader.getByNumber("1011")).toEqual(await direct.getByNumber("1011"));
     expect(await reader.pause("1011", "here")).toBe("paused");
     expect((await reader.list()).find((agent) => agent.id === 11)).toMatchObject({ paused: true, paused_reason: "here" });
+    expect(await reader.unpause("1011")).toBe("unpaused");
+    expect((await reader.list()).find((agent) => agent.id === 11)).toMatchObject({ paused: false, paused_reason: null });
   });
 
   it("an unreachable server is DatabaseUnavailableError, quickly", async () => {

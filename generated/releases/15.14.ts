@@ -94,6 +94,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agents/by-number/{agent_number}/unpause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Unpause an agent
+         * @description Ends the pause of the logged-in agent with the given agent number:
+         *     `paused` becomes false and `paused_reason` null. Unpausing an agent
+         *     that is not paused is not an error. The change is durable when the
+         *     response is sent.
+         *
+         *     The operation takes no parameters besides the agent number. A client
+         *     may send no body at all (with or without a Content-Type, as the
+         *     17.05 Python client does) or the empty JSON object `{}`; any other
+         *     body is rejected with 400.
+         *
+         *     Required ACL: `agentd.agents.by-number.{agent_number}.unpause.create`.
+         */
+        post: operations["unpauseAgentByNumber"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -124,6 +154,8 @@ export interface components {
             /** @description Whether the agent is logged in. */
             logged: boolean;
         };
+        /** @description The body of an unpause, when one is sent at all (the empty object). */
+        UnpauseRequest: Record<string, never>;
         /** @description The body of every error response. */
         Error: {
             /** @description Stable identifier of the error; clients branch on it. */
@@ -172,7 +204,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The agent is not logged in, so it cannot be paused. */
+        /** @description The agent is not logged in, so it cannot be paused or unpaused. */
         NotLoggedIn: {
             headers: {
                 [name: string]: unknown;
@@ -320,6 +352,41 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The agent is paused. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NoSuchAgent"];
+            409: components["responses"]["NotLoggedIn"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    unpauseAgentByNumber: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Agent number, digits only.
+                 * @example 1001
+                 */
+                agent_number: components["parameters"]["AgentNumber"];
+            };
+            cookie?: never;
+        };
+        /** @description Nothing; when a body is sent it must be the empty JSON object. */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["UnpauseRequest"];
+            };
+        };
+        responses: {
+            /** @description The agent is not paused (any longer). */
             204: {
                 headers: {
                     [name: string]: unknown;

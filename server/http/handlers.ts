@@ -24,7 +24,7 @@ function agentNumber(req: Request): PathParams<"getAgentByNumber">["agent_number
 
 const noSuchAgent = () => new HttpProblem(404, "no such agent");
 
-/** The four operations of the contract. Requests reach them validated and authorised. */
+/** The five operations of the contract. Requests reach them validated and authorised. */
 export function agentRoutes(store: AgentStore): Router {
   const router = Router();
 
@@ -50,6 +50,19 @@ export function agentRoutes(store: AgentStore): Router {
     switch (outcome) {
       case "paused":
         return reply(res, "pauseAgentByNumber", 204);
+      case "no such agent":
+        throw noSuchAgent();
+      case "not logged in":
+        throw new HttpProblem(409, "not logged in");
+    }
+  });
+
+  // The body, if any, is `{}` (the validator refused anything else): nothing to read.
+  router.post(route(operations.unpauseAgentByNumber.path), async (req, res) => {
+    const outcome = await store.unpause(agentNumber(req));
+    switch (outcome) {
+      case "unpaused":
+        return reply(res, "unpauseAgentByNumber", 204);
       case "no such agent":
         throw noSuchAgent();
       case "not logged in":

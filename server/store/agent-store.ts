@@ -5,6 +5,7 @@ export type AgentStatus = components["schemas"]["AgentStatus"];
 export type AgentRecord = Omit<AgentStatus, "origin_uuid">;
 
 export type PauseOutcome = "paused" | "no such agent" | "not logged in";
+export type UnpauseOutcome = "unpaused" | "no such agent" | "not logged in";
 
 /** Where agent state lives. One implementation over `Sql`, for PGlite and PostgreSQL alike. */
 export interface AgentStore {
@@ -15,6 +16,8 @@ export interface AgentStore {
   getByNumber(number: string): Promise<AgentStatus | undefined>;
   /** Pauses a logged-in agent in one atomic statement; `reason` null clears any previous reason. */
   pause(number: string, reason: string | null): Promise<PauseOutcome>;
+  /** Ends the pause of a logged-in agent (paused false, reason null) in one atomic statement; a no-op when not paused. */
+  unpause(number: string): Promise<UnpauseOutcome>;
   /** Inserts or updates agents by id, all in one transaction. */
   upsert(agents: readonly AgentRecord[]): Promise<void>;
 }

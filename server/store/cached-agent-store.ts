@@ -1,6 +1,6 @@
-import type { AgentRecord, AgentStatus, AgentStore, PauseOutcome } from "./agent-store.js";
+import type { AgentRecord, AgentStatus, AgentStore, PauseOutcome, UnpauseOutcome } from "./agent-store.js";
 
-/** The fleet as this process knows it. Mutated in place by pauses: no write copies it. */
+/** The fleet as this process knows it. Mutated in place by pauses and unpauses: no write copies it. */
 interface Fleet {
   /** Every agent by id, in id order (loaded in that order; a pause replaces a value and keeps its place). */
   byId: Map<number, AgentStatus>;
@@ -67,26 +67,36 @@ export class CachedAgentStore implements AgentStore {
 
   async pause(number: string, reason: string | null): Promise<PauseOutcome> {
     const outcome = await this.inner.pause(number, reason);
-    const loaded = this.fleet;
-    if (outcome === "paused" && loaded !== null) {
-      // After the load, if one is under way: a load that read the table
-      // before this commit gets the change applied, one that read it after
-      // already has it. Pauses resolve in commit order (PGlite runs one
-      // statement at a time), so the last committed reason wins here too.
-      await loaded.then(
-        (fleet) => {
-          const id = fleet.idByNumber.get(number);
-          const old = id === undefined ? undefined : fleet.byId.get(id);
-          if (old === undefined) return;
-          // A new object, never a mutation: a response may be serialising the old one.
-          fleet.byId.set(old.id, { ...old, paused: true, paused_reason: reason });
-          fleet.list = null;
-        },
-        // A failed load was dropped by load(): the next read asks the database.
-        () => undefined,
-      );
-    }
+    if (outcome === "paused") await this.applyCommitted(number, { paused: true, paused_reason: reason });
     return outcome;
+  }
+
+  async unpause(number: string): Promise<UnpauseOutcome> {
+    const outcome = await this.inner.unpause(number);
+    if (outcome === "unpaused") await this.applyCommitted(number, { paused: false, paused_reason: null });
+    return outcome;
+  }
+
+  /** Applies a change the database has just committed to the cached agent, if the fleet is loaded or loading. */
+  private async applyCommitted(number: string, change: Pick<AgentStatus, "paused" | "paused_reason">): Promise<void> {
+    const loaded = this.fleet;
+    if (loaded === null) return;
+    // After the load, if one is under way: a load that read the table
+    // before this commit gets the change applied, one that read it after
+    // already has it. Pauses and unpauses resolve in commit order (PGlite
+    // runs one statement at a time), so the last committed state wins here too.
+    await loaded.then(
+      (fleet) => {
+        const id = fleet.idByNumber.get(number);
+        const old = id === undefined ? undefined : fleet.byId.get(id);
+        if (old === undefined) return;
+        // A new object, never a mutation: a response may be serialising the old one.
+        fleet.byId.set(old.id, { ...old, ...change });
+        fleet.list = null;
+      },
+      // A failed load was dropped by load(): the next read asks the database.
+      () => undefined,
+    );
   }
 
   async upsert(agents: readonly AgentRecord[]): Promise<void> {

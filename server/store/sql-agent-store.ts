@@ -1,5 +1,5 @@
 import type { Sql } from "../db/sql.js";
-import type { AgentRecord, AgentStatus, AgentStore, PauseOutcome } from "./agent-store.js";
+import type { AgentRecord, AgentStatus, AgentStore, PauseOutcome, UnpauseOutcome } from "./agent-store.js";
 
 const COLUMNS = "id, number, extension, context, logged, paused, paused_reason, state_interface";
 
@@ -14,6 +14,10 @@ const MAX_ID = 2_147_483_647;
 // (A single statement that also told 404 from 409, with a CTE, cost twice
 // as much on every pause; the failure path pays for its own question.)
 const PAUSE = "UPDATE agents SET paused = true, paused_reason = $2 WHERE number = $1 AND logged RETURNING id";
+// Unpause is pause's mirror: one statement on a logged-in agent, also when
+// it is not paused (the 204 is the same, and the row is touched all the same,
+// so the data version moves as it does for a pause that changes nothing).
+const UNPAUSE = "UPDATE agents SET paused = false, paused_reason = NULL WHERE number = $1 AND logged RETURNING id";
 const LOGGED = "SELECT logged FROM agents WHERE number = $1";
 
 // One statement per batch of agents: each column travels as one array
@@ -87,6 +91,19 @@ export class SqlAgentStore implements AgentStore {
       if (paused.length > 0) return "paused";
       // Nothing was written. Say why from the state as it is now; if the
       // agent logged in between the two statements, pause it after all.
+      const rows = await this.sql.query<{ logged: boolean }>(LOGGED, [number]);
+      const row = rows[0];
+      if (row === undefined) return "no such agent";
+      if (!row.logged || attempt >= 2) return "not logged in";
+    }
+  }
+
+  async unpause(number: string): Promise<UnpauseOutcome> {
+    for (let attempt = 0; ; attempt++) {
+      const unpaused = await this.sql.query(UNPAUSE, [number]);
+      if (unpaused.length > 0) return "unpaused";
+      // Nothing was written: say why, as pause does (and retry if the agent
+      // logged in between the two statements).
       const rows = await this.sql.query<{ logged: boolean }>(LOGGED, [number]);
       const row = rows[0];
       if (row === undefined) return "no such agent";

@@ -1,4 +1,4 @@
-import type { AgentRecord, AgentStatus, AgentStore, PauseOutcome } from "./agent-store.js";
+import type { AgentRecord, AgentStatus, AgentStore, PauseOutcome, UnpauseOutcome } from "./agent-store.js";
 
 /** An agent store that can say, in one tiny query, whether the agents changed. */
 export interface VersionedAgentStore extends AgentStore {
@@ -59,6 +59,10 @@ export class VersionedListStore implements AgentStore {
 
   pause(number: string, reason: string | null): Promise<PauseOutcome> {
     return this.inner.pause(number, reason);
+  }
+
+  unpause(number: string): Promise<UnpauseOutcome> {
+    return this.inner.unpause(number);
   }
 
   upsert(agents: readonly AgentRecord[]): Promise<void> {

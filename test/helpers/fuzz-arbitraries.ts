@@ -37,7 +37,7 @@ export interface RequestSpec {
   body: BodySpec;
 }
 
-/** The fuzzed server's agents (it loads suiteAgents()), by state: only the logged-in ones can be paused. */
+/** The fuzzed server's agents (it loads suiteAgents()), by state: only the logged-in ones can be paused or unpaused. */
 export const LOGGED_IN: readonly string[] = suiteAgents().filter((a) => a.logged).map((a) => a.number);
 export const LOGGED_OUT: readonly string[] = suiteAgents().filter((a) => !a.logged).map((a) => a.number);
 export const UNKNOWN_NUMBERS = ["9999", "1000", "01001", "0"] as const;
@@ -72,7 +72,7 @@ export const pathValue: fc.Arbitrary<string> = fc.oneof(
 );
 
 const segment: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom("agents", "by-id", "by-number", "pause", BASE_PATH.slice(1), "1.1", "v1", "", ".", "..", "admin", "health", "openapi.yaml", "%2e", "AGENTS", "Agents"),
+  fc.constantFrom("agents", "by-id", "by-number", "pause", "unpause", BASE_PATH.slice(1), "1.1", "v1", "", ".", "..", "admin", "health", "openapi.yaml", "%2e", "AGENTS", "Agents"),
   pathValue,
 );
 
@@ -89,7 +89,9 @@ export const target = (value: fc.Arbitrary<string>): fc.Arbitrary<string> =>
     { weight: 4, arbitrary: fc.tuple(value, fc.constantFrom("", "/", "//"), query).map(([v, tail, q]) => `${BASE_PATH}/agents/by-id/${v}${tail}${q}`) },
     { weight: 4, arbitrary: fc.tuple(value, fc.constantFrom("", "/", "//"), query).map(([v, tail, q]) => `${BASE_PATH}/agents/by-number/${v}${tail}${q}`) },
     { weight: 8, arbitrary: fc.tuple(value, fc.constantFrom("/pause", "/pause/", "//pause", "/pause/x", "/PAUSE", "/paus", "/pause/.."), query).map(([v, tail, q]) => `${BASE_PATH}/agents/by-number/${v}${tail}${q}`) },
+    { weight: 6, arbitrary: fc.tuple(value, fc.constantFrom("/unpause", "/unpause/", "//unpause", "/un/pause", "/UNPAUSE", "/unpaus", "/unpause/.."), query).map(([v, tail, q]) => `${BASE_PATH}/agents/by-number/${v}${tail}${q}`) },
     { weight: 1, arbitrary: fc.tuple(value, query).map(([v, q]) => `${BASE_PATH}/agents/by-id/${v}/pause${q}`) },
+    { weight: 1, arbitrary: fc.tuple(value, query).map(([v, q]) => `${BASE_PATH}/agents/by-id/${v}/unpause${q}`) },
     { weight: 3, arbitrary: fc.tuple(fc.array(segment, { maxLength: 6 }), query).map(([s, q]) => "/" + s.join("/") + q) },
     { weight: 1, arbitrary: fc.constantFrom("*", "/", BASE_PATH, `${BASE_PATH}/`, `http://127.0.0.1${BASE_PATH}/agents`, `https://evil.example${BASE_PATH}/agents`, `/%2e%2e${BASE_PATH}/agents`, `${BASE_PATH}/agents%00`, `${BASE_PATH}%2Fagents`) },
   );
@@ -240,7 +242,7 @@ export function looseDecode(s: string): string {
  */
 const nearlyValid: fc.Arbitrary<RequestSpec> = fc
   .record({
-    route: fc.constantFrom("list", "by-id", "by-number", "pause", "pause", "pause"),
+    route: fc.constantFrom("list", "by-id", "by-number", "pause", "pause", "pause", "unpause", "unpause", "unpause"),
     value: fc.oneof(
       { weight: 3, arbitrary: fc.constantFrom(...LOGGED_IN, ...LOGGED_OUT, ...UNKNOWN_NUMBERS, "1", "2", "6", "7", "2147483647") },
       { weight: 2, arbitrary: pathValue },
@@ -259,8 +261,8 @@ const nearlyValid: fc.Arbitrary<RequestSpec> = fc
     body: bodySpec,
   })
   .map(({ route, value, query, ...rest }): RequestSpec => {
-    const path = { list: `${BASE_PATH}/agents`, "by-id": `${BASE_PATH}/agents/by-id/${value}`, "by-number": `${BASE_PATH}/agents/by-number/${value}`, pause: `${BASE_PATH}/agents/by-number/${value}/pause` }[route];
-    return { method: route === "pause" ? "POST" : "GET", target: path + query, ...rest };
+    const path = { list: `${BASE_PATH}/agents`, "by-id": `${BASE_PATH}/agents/by-id/${value}`, "by-number": `${BASE_PATH}/agents/by-number/${value}`, pause: `${BASE_PATH}/agents/by-number/${value}/pause`, unpause: `${BASE_PATH}/agents/by-number/${value}/unpause` }[route];
+    return { method: route === "pause" || route === "unpause" ? "POST" : "GET", target: path + query, ...rest };
   });
 
 export const requestSpec: fc.Arbitrary<RequestSpec> = fc.oneof({ weight: 1, arbitrary: anything }, { weight: 2, arbitrary: nearlyValid });

@@ -32,4 +32,9 @@ export const noBody1514: Paths1514["/agents/by-number/{agent_number}/pause"]["po
 // @ts-expect-error 15.14 had no pause body
 export const body1514: Paths1514["/agents/by-number/{agent_number}/pause"]["post"]["requestBody"] = { content: { "application/json": { reason: "x" } } };
 
+// Unpause is in every release, and its body, when sent, is the empty object.
+export const unpause1514: NonNullable<Paths1514["/agents/by-number/{agent_number}/unpause"]["post"]["requestBody"]>["content"]["application/json"] = {};
+// @ts-expect-error an unpause body has no reason, in any release
+export const unpauseReason1705: NonNullable<Paths1705["/agents/by-number/{agent_number}/unpause"]["post"]["requestBody"]>["content"]["application/json"] = { reason: "x" };
+
 export const agents = [agent1514, agent1518, agent1705];

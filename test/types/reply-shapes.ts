@@ -21,6 +21,8 @@ export function allowed(): void {
   reply(res, "getAgentById", 200, agent);
   reply(res, "listAgents", 200, [agent]);
   reply(res, "pauseAgentByNumber", 204);
+  reply(res, "unpauseAgentByNumber", 204);
+  reply(res, "unpauseAgentByNumber", 409, { error: "not logged in" });
   reply(res, "getAgentByNumber", 404, { error: "no such agent" });
 }
 
@@ -37,6 +39,10 @@ export function refused(): void {
   reply(res, "listAgents", 404, { error: "no such agent" });
   // @ts-expect-error a body on a 204
   reply(res, "pauseAgentByNumber", 204, {});
+  // @ts-expect-error a body on unpause's 204
+  reply(res, "unpauseAgentByNumber", 204, { paused: false });
+  // @ts-expect-error unpause documents no 200
+  reply(res, "unpauseAgentByNumber", 200, agent);
   // @ts-expect-error an error body without its identifier
   reply(res, "pauseAgentByNumber", 409, { message: "not logged in" });
 }
