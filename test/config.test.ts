@@ -46,6 +46,16 @@ describe("defaults", () => {
       opsPort: 9494,
       drainDelayMs: 5000,
       logLevel: "info",
+      events: {
+        busUrl: null,
+        busExchange: "xivo",
+        webhookUrls: [],
+        webhookSecret: null,
+        webhookTimeoutMs: 5000,
+        retryMinMs: 1000,
+        retryMaxMs: 60_000,
+        pollMs: 500,
+      },
     } satisfies Config);
   });
 
@@ -114,6 +124,14 @@ describe("valid values", () => {
       AGENTD_OPS_HOST: "10.0.0.5",
       AGENTD_OPS_PORT: "0",
       AGENTD_DRAIN_DELAY: "0",
+      AGENTD_BUS_URL: "amqp://guest:guest@bus.example:5672",
+      AGENTD_BUS_EXCHANGE: "events",
+      AGENTD_WEBHOOK_URLS: "https://hooks.example/a, http://10.0.0.9:8080/b",
+      AGENTD_WEBHOOK_SECRET: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+      AGENTD_WEBHOOK_TIMEOUT: "2s",
+      AGENTD_EVENT_RETRY_MIN: "100ms",
+      AGENTD_EVENT_RETRY_MAX: "10s",
+      AGENTD_EVENT_POLL_INTERVAL: "50ms",
     });
     expect(config).toEqual({
       host: "0.0.0.0",
@@ -139,6 +157,16 @@ describe("valid values", () => {
       opsPort: 0,
       drainDelayMs: 0,
       logLevel: "debug",
+      events: {
+        busUrl: "amqp://guest:guest@bus.example:5672",
+        busExchange: "events",
+        webhookUrls: ["https://hooks.example/a", "http://10.0.0.9:8080/b"],
+        webhookSecret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+        webhookTimeoutMs: 2000,
+        retryMinMs: 100,
+        retryMaxMs: 10_000,
+        pollMs: 50,
+      },
     } satisfies Config);
   });
 

@@ -1,5 +1,6 @@
 import type { Sql } from "../db/sql.js";
 import type { AgentRecord, AgentStatus, AgentStore, PauseOutcome } from "./agent-store.js";
+import { agentChangeStatement, eventParams } from "../events/outbox.js";
 
 const COLUMNS = "id, number, extension, context, logged, paused, paused_reason, state_interface";
 
@@ -15,6 +16,17 @@ const MAX_ID = 2_147_483_647;
 // as much on every pause; the failure path pays for its own question.)
 const PAUSE = "UPDATE agents SET paused = true, paused_reason = $2 WHERE number = $1 AND logged RETURNING id";
 const LOGGED = "SELECT logged FROM agents WHERE number = $1";
+// With an event sink configured: the same update, and its event in the
+// outbox in the same statement when it changed the stored state.
+const PAUSE_WITH_EVENT = agentChangeStatement("agent_paused", "paused = true, paused_reason = $4::text");
+
+/** Where events go; absent or empty sinks: no event is recorded. */
+export interface EventRecording {
+  /** The outbox's sink names (server/events/sinks.ts), one row per sink and event. */
+  sinks: readonly string[];
+  /** Called after an event was committed, so the relay delivers it at once. */
+  recorded?: () => void;
+}
 
 // One statement per batch of agents: each column travels as one array
 // parameter, so a batch is one round trip whatever its size (and no
@@ -48,7 +60,16 @@ export class SqlAgentStore implements AgentStore {
   constructor(
     private readonly sql: Sql,
     readonly originUuid: string,
+    private readonly events: EventRecording = { sinks: [] },
   ) {}
+
+  /** One update of a logged-in agent: true when the agent was updated. */
+  private async change(plain: string, withEvent: string, number: string, ...extra: unknown[]): Promise<boolean> {
+    if (this.events.sinks.length === 0) return (await this.sql.query(plain, [number, ...extra])).length > 0;
+    const rows = await this.sql.query<{ recorded: boolean }>(withEvent, eventParams(number, this.originUuid, this.events.sinks, ...extra));
+    if (rows.some((row) => row.recorded)) this.events.recorded?.();
+    return rows.length > 0;
+  }
 
   // Exactly the contract's nine fields, whatever the driver adds to a row.
   private status(row: AgentRow): AgentStatus {
@@ -83,8 +104,7 @@ export class SqlAgentStore implements AgentStore {
 
   async pause(number: string, reason: string | null): Promise<PauseOutcome> {
     for (let attempt = 0; ; attempt++) {
-      const paused = await this.sql.query(PAUSE, [number, reason]);
-      if (paused.length > 0) return "paused";
+      if (await this.change(PAUSE, PAUSE_WITH_EVENT, number, reason)) return "paused";
       // Nothing was written. Say why from the state as it is now; if the
       // agent logged in between the two statements, pause it after all.
       const rows = await this.sql.query<{ logged: boolean }>(LOGGED, [number]);
