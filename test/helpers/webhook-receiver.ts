@@ -23,7 +23,10 @@ export async function startWebhookReceiver(port = 0): Promise<WebhookReceiver> {
     url: "",
     received: [],
     answer: () => 200,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
   };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -38,11 +41,6 @@ export async function startWebhookReceiver(port = 0): Promise<WebhookReceiver> {
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
   server.closeIdleConnections();
   receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
-  const close = receiver.close;
-  receiver.close = () => {
-    server.closeAllConnections();
-    return close();
-  };
   return receiver;
 }
 
