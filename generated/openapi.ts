@@ -422,7 +422,10 @@ export interface components {
          */
         WebhookId: string;
         /**
-         * @description When the event was recorded, in seconds since the Unix epoch (Standard Webhooks); part of what is signed.
+         * @description When this delivery was signed, in seconds since the Unix epoch
+         *     (Standard Webhooks); part of what is signed. Each retry is signed
+         *     anew, since receivers reject old timestamps; the event's own time is
+         *     that of its first delivery attempt at the earliest.
          * @example 1700000000
          */
         WebhookTimestamp: string;
@@ -573,7 +576,10 @@ export interface operations {
                  */
                 "webhook-id": components["parameters"]["WebhookId"];
                 /**
-                 * @description When the event was recorded, in seconds since the Unix epoch (Standard Webhooks); part of what is signed.
+                 * @description When this delivery was signed, in seconds since the Unix epoch
+                 *     (Standard Webhooks); part of what is signed. Each retry is signed
+                 *     anew, since receivers reject old timestamps; the event's own time is
+                 *     that of its first delivery attempt at the earliest.
                  * @example 1700000000
                  */
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
@@ -630,7 +636,10 @@ export interface operations {
                  */
                 "webhook-id": components["parameters"]["WebhookId"];
                 /**
-                 * @description When the event was recorded, in seconds since the Unix epoch (Standard Webhooks); part of what is signed.
+                 * @description When this delivery was signed, in seconds since the Unix epoch
+                 *     (Standard Webhooks); part of what is signed. Each retry is signed
+                 *     anew, since receivers reject old timestamps; the event's own time is
+                 *     that of its first delivery attempt at the earliest.
                  * @example 1700000000
                  */
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];

@@ -473,7 +473,10 @@ export interface components {
          */
         WebhookId: string;
         /**
-         * @description When the event was recorded, in seconds since the Unix epoch (Standard Webhooks); part of what is signed.
+         * @description When this delivery was signed, in seconds since the Unix epoch
+         *     (Standard Webhooks); part of what is signed. Each retry is signed
+         *     anew, since receivers reject old timestamps; the event's own time is
+         *     that of its first delivery attempt at the earliest.
          *
          *     Since release 17.05.
          * @example 1700000000
@@ -634,7 +637,10 @@ export interface operations {
                  */
                 "webhook-id": components["parameters"]["WebhookId"];
                 /**
-                 * @description When the event was recorded, in seconds since the Unix epoch (Standard Webhooks); part of what is signed.
+                 * @description When this delivery was signed, in seconds since the Unix epoch
+                 *     (Standard Webhooks); part of what is signed. Each retry is signed
+                 *     anew, since receivers reject old timestamps; the event's own time is
+                 *     that of its first delivery attempt at the earliest.
                  *
                  *     Since release 17.05.
                  * @example 1700000000
@@ -697,7 +703,10 @@ export interface operations {
                  */
                 "webhook-id": components["parameters"]["WebhookId"];
                 /**
-                 * @description When the event was recorded, in seconds since the Unix epoch (Standard Webhooks); part of what is signed.
+                 * @description When this delivery was signed, in seconds since the Unix epoch
+                 *     (Standard Webhooks); part of what is signed. Each retry is signed
+                 *     anew, since receivers reject old timestamps; the event's own time is
+                 *     that of its first delivery attempt at the earliest.
                  *
                  *     Since release 17.05.
                  * @example 1700000000
