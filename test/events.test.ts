@@ -57,9 +57,9 @@ describe("the outbox, in the store", () => {
       expect(bodies.map((b) => (b as { data: { paused_reason: string } }).data.paused_reason)).toEqual(["b", "", ""]);
 
       // The colleague's unpause: one statement of the same shape.
-      const unpause = agentChangeStatement("agent_unpaused", "paused = false, paused_reason = NULL");
-      expect(await db.query(unpause, eventParams("1003", origin, ["bus"]))).toEqual([{ id: 3, recorded: true }]);
-      expect(await db.query(unpause, eventParams("1003", origin, ["bus"]))).toEqual([{ id: 3, recorded: false }]);
+      const unpause = agentChangeStatement("agent_unpaused", { paused: "false", reason: "NULL" });
+      expect(await db.query(unpause, eventParams("1003", origin, ["bus"]))).toEqual([{ id: 3 }]);
+      expect(await db.query(unpause, eventParams("1003", origin, ["bus"]))).toEqual([]); // already unpaused: nothing
       const [last] = await db.query<{ payload: string }>("SELECT payload FROM event_outbox WHERE name = 'agent_unpaused'");
       expect(JSON.parse(last!.payload)).toEqual({
         name: "agent_unpaused",

@@ -6,11 +6,11 @@
 // claimed, and a row stays in the outbox until its sink has it, so an
 // agent's next event waits for the previous one on that sink.
 //
-// Several instances on one PostgreSQL: a claim is one statement that locks
-// its rows FOR UPDATE SKIP LOCKED and sets not_before to now + lease, so no
-// other instance takes them while this one delivers, without holding a
-// transaction open across the network (PGlite serialises transactions: one
-// held open would stall the API). Rows of an instance that died are claimed
+// Several instances on one PostgreSQL: a claim is one short transaction
+// (an advisory lock, then one UPDATE) that sets not_before to now + lease,
+// so no other instance takes the rows while this one delivers, without
+// holding a transaction open across the network (PGlite serialises
+// transactions: one held open would stall the API). Rows of an instance that died are claimed
 // again once the lease runs out: that is the only way an event is delivered
 // twice, under the same id.
 import type { Logger } from "pino";
@@ -37,14 +37,25 @@ export interface RelayOptions {
   counters?: RelayCounters;
 }
 
+// Claims are serialised across instances by a transaction-scoped advisory
+// lock, so each claim sees every earlier one committed. A claim takes, from
+// the oldest WINDOW rows of one sink, those due now whose earlier rows in
+// the same agent's queue are all due now too (so it takes a prefix of each
+// queue, delivered in seq order). A row claimed by another instance, or
+// waiting for its retry, holds back the rest of its agent's queue.
+const CLAIM_LOCK_KEY = 0x61_67_65_76; // "agev"
+const WINDOW = 1000;
 const CLAIM = `
   UPDATE event_outbox SET not_before = now() + $2 * interval '1 millisecond'
   WHERE seq IN (
-    SELECT seq FROM event_outbox e
-    WHERE sink = ANY($1::text[]) AND (not_before IS NULL OR not_before <= now())
-      AND NOT EXISTS (SELECT 1 FROM event_outbox p WHERE p.sink = e.sink AND p.agent_id = e.agent_id AND p.seq < e.seq)
-    ORDER BY seq LIMIT $3
-    FOR UPDATE SKIP LOCKED)
+    SELECT w.seq FROM (
+      SELECT seq, agent_id, not_before FROM event_outbox WHERE sink = $1 ORDER BY seq LIMIT ${WINDOW}
+    ) w
+    WHERE (w.not_before IS NULL OR w.not_before <= now())
+      AND NOT EXISTS (
+        SELECT 1 FROM event_outbox p
+        WHERE p.sink = $1 AND p.agent_id = w.agent_id AND p.seq < w.seq AND p.not_before > now())
+    ORDER BY w.seq LIMIT $3)
   RETURNING seq::text, event_id::text, sink, agent_id, name, payload, created_at, attempts`;
 const DELIVERED = "DELETE FROM event_outbox WHERE seq = ANY($1::bigint[])";
 const RETRY = `UPDATE event_outbox SET attempts = attempts + 1, not_before = now() + $2 * interval '1 millisecond' WHERE seq = $1`;
@@ -128,19 +139,21 @@ export class Relay {
     });
   }
 
-  /** One claim and its deliveries; returns how many rows it claimed. */
+  /** One claim per sink and their deliveries; returns the most rows one sink claimed. */
   private async round(): Promise<number> {
-    const { sql } = this.options;
-    const rows = await sql.query<Row>(CLAIM, [[...this.bySink.keys()], this.options.leaseMs, this.options.batchSize ?? 100]);
-    const queues = new Map<string, Row[]>();
-    for (const row of rows.sort((a, b) => Number(BigInt(a.seq) - BigInt(b.seq)))) {
-      const queue = queues.get(row.sink) ?? [];
-      queue.push(row);
-      queues.set(row.sink, queue);
-    }
-    // Sinks in parallel; within a sink, one event after the other (rows of different agents).
-    await Promise.all([...queues].map(([name, queue]) => this.deliverQueue(this.bySink.get(name)!, queue)));
-    return rows.length;
+    const counts = await Promise.all(
+      [...this.bySink.values()].map(async (sink) => {
+        const rows = await this.options.sql.transaction(async (tx) => {
+          await tx.query("SELECT pg_advisory_xact_lock($1)", [CLAIM_LOCK_KEY]);
+          return tx.query<Row>(CLAIM, [sink.name, this.options.leaseMs, this.options.batchSize ?? 100]);
+        });
+        rows.sort((a, b) => Number(BigInt(a.seq) - BigInt(b.seq)));
+        // In seq order, one after the other: each agent's events in its order.
+        await this.deliverQueue(sink, rows);
+        return rows.length;
+      }),
+    );
+    return Math.max(0, ...counts);
   }
 
   private async deliverQueue(sink: EventSink, queue: Row[]): Promise<void> {

@@ -18,7 +18,9 @@ const PAUSE = "UPDATE agents SET paused = true, paused_reason = $2 WHERE number 
 const LOGGED = "SELECT logged FROM agents WHERE number = $1";
 // With an event sink configured: the same update, and its event in the
 // outbox in the same statement when it changed the stored state.
-const PAUSE_WITH_EVENT = agentChangeStatement("agent_paused", "paused = true, paused_reason = $4::text");
+// It writes only when the state changes: a pause that changes nothing
+// returns no row, and the read below finds the agent logged in.
+const PAUSE_WITH_EVENT = agentChangeStatement("agent_paused", { paused: "true", reason: "$4::text" });
 
 /** Where events go; absent or empty sinks: no event is recorded. */
 export interface EventRecording {
@@ -63,11 +65,16 @@ export class SqlAgentStore implements AgentStore {
     private readonly events: EventRecording = { sinks: [] },
   ) {}
 
-  /** One update of a logged-in agent: true when the agent was updated. */
+  /**
+   * One update of a logged-in agent. Without sinks: the plain statement,
+   * true when it updated the agent. With sinks: the statement that also
+   * records the event, true when it changed the agent (so false also for
+   * an agent already in that state: the caller's read says logged in).
+   */
   private async change(plain: string, withEvent: string, number: string, ...extra: unknown[]): Promise<boolean> {
     if (this.events.sinks.length === 0) return (await this.sql.query(plain, [number, ...extra])).length > 0;
-    const rows = await this.sql.query<{ recorded: boolean }>(withEvent, eventParams(number, this.originUuid, this.events.sinks, ...extra));
-    if (rows.some((row) => row.recorded)) this.events.recorded?.();
+    const rows = await this.sql.query(withEvent, eventParams(number, this.originUuid, this.events.sinks, ...extra));
+    if (rows.length > 0) this.events.recorded?.();
     return rows.length > 0;
   }
 
@@ -110,6 +117,8 @@ export class SqlAgentStore implements AgentStore {
       const rows = await this.sql.query<{ logged: boolean }>(LOGGED, [number]);
       const row = rows[0];
       if (row === undefined) return "no such agent";
+      // With sinks, a logged-in agent here was already paused with this reason: nothing to change.
+      if (row.logged && this.events.sinks.length > 0) return "paused";
       if (!row.logged || attempt >= 2) return "not logged in";
     }
   }
