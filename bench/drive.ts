@@ -17,6 +17,8 @@ export interface DriveSpec {
   method: "GET" | "POST";
   headers: Record<string, string>;
   body?: string;
+  /** Bodies sent in turn by each connection instead of `body` (e.g. two reasons, so every pause changes state). */
+  bodies?: string[];
   connections: number;
   durationSeconds: number;
   /** The status every answer must have; anything else is counted as unexpected. */
@@ -56,6 +58,7 @@ async function drive(spec: DriveSpec): Promise<DriveResult> {
         method: spec.method,
         headers: spec.headers,
         ...(spec.body === undefined ? {} : { body: spec.body }),
+        ...(spec.bodies === undefined ? {} : { requests: spec.bodies.map((body) => ({ body })) }),
         connections: spec.connections,
         pipelining: 1,
         duration: spec.durationSeconds,

@@ -16,6 +16,9 @@ import { readBuildInfo } from "./ops/build-info.js";
 import { createMetrics, NO_METRICS, type PrometheusMetrics } from "./ops/metrics.js";
 import { Readiness, type DependencyCheck } from "./ops/readiness.js";
 import { openState, type State } from "./state.js";
+import { startRelay } from "./events/start.js";
+import { sinkNames } from "./events/sink.js";
+import type { Relay } from "./events/relay.js";
 import { loadOrCreateCertificate, tlsServerOptions } from "./tls/certificate.js";
 
 export interface RunningServer {
@@ -49,8 +52,13 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   let state: State | undefined;
   let ops: OpsListener | null = null;
   const metrics = config.opsPort === null ? null : createMetrics(readBuildInfo());
+  let relay: Relay | null = null;
   try {
-    state = await openState(config, logger, metrics ?? NO_METRICS);
+    state = await openState(config, logger, metrics ?? NO_METRICS, {
+      sinks: sinkNames(config.events),
+      recorded: () => relay?.wake(),
+    });
+    relay = await startRelay(config.events, state.db, logger, metrics);
     const adminToken = await bootstrapTokens(config, state);
     const verifier: TokenVerifier = config.authUrl
       ? new ExternalVerifier({
@@ -132,6 +140,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
           await admin?.close();
           await stopListening(server, config.shutdownTimeoutMs);
           await verifier.close?.();
+          await relay?.stop();
           await currentState.db.close();
           await ops?.close();
           await lock?.release();
@@ -141,6 +150,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     };
   } catch (err) {
     await ops?.close();
+    await relay?.stop().catch(() => undefined);
     await state?.db.close().catch(() => undefined);
     await lock?.release();
     throw err;

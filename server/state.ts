@@ -8,7 +8,7 @@ import { migrate } from "./db/migrations.js";
 import { instrumentedDatabase } from "./db/instrumented.js";
 import { NO_METRICS, type Metrics } from "./ops/metrics.js";
 import type { AgentStore } from "./store/agent-store.js";
-import { SqlAgentStore } from "./store/sql-agent-store.js";
+import { SqlAgentStore, type EventRecording } from "./store/sql-agent-store.js";
 import { readOriginUuid } from "./store/deployment.js";
 import { seedDemoAgents } from "./store/seed.js";
 import { SqlTokenStore } from "./store/sql-token-store.js";
@@ -29,7 +29,13 @@ export interface State {
  * demo agents into a brand-new embedded database. The caller must already
  * hold the data-directory lock for the embedded database.
  */
-export async function openState(config: Config, logger: Logger, metrics: Metrics = NO_METRICS): Promise<State> {
+export async function openState(
+  config: Config,
+  logger: Logger,
+  metrics: Metrics = NO_METRICS,
+  /** Where pauses record their events (the server's relay); none: no event is recorded (the CLI). */
+  events: EventRecording = { sinks: [] },
+): Promise<State> {
   const opened = config.databaseUrl
     ? await openPostgres(config.databaseUrl, { timeoutMs: config.dbTimeoutMs })
     : await openPglite(config.dataDir);
@@ -37,7 +43,7 @@ export async function openState(config: Config, logger: Logger, metrics: Metrics
   try {
     const applied = await migrate(db);
     const originUuid = await readOriginUuid(db, config.originUuid);
-    const store = new SqlAgentStore(db, originUuid);
+    const store = new SqlAgentStore(db, originUuid, events);
     // Version 1 was applied just now: the database did not exist before.
     if (db.kind === "pglite" && applied.includes(1)) {
       await seedDemoAgents(store);

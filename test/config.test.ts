@@ -46,6 +46,16 @@ describe("defaults", () => {
       opsPort: 9494,
       drainDelayMs: 5000,
       logLevel: "info",
+      events: {
+        busUrl: null,
+        busExchange: "xivo",
+        webhookUrls: [],
+        webhookSecret: null,
+        webhookTimeoutMs: 5000,
+        retryMinMs: 1000,
+        retryMaxMs: 60_000,
+        pollMs: 500,
+      },
     } satisfies Config);
   });
 
@@ -114,6 +124,14 @@ describe("valid values", () => {
       AGENTD_OPS_HOST: "10.0.0.5",
       AGENTD_OPS_PORT: "0",
       AGENTD_DRAIN_DELAY: "0",
+      AGENTD_BUS_URL: "amqp://guest:guest@bus.example:5672",
+      AGENTD_BUS_EXCHANGE: "events",
+      AGENTD_WEBHOOK_URLS: "https://hooks.example/a, http://10.0.0.9:8080/b",
+      AGENTD_WEBHOOK_SECRET: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+      AGENTD_WEBHOOK_TIMEOUT: "2s",
+      AGENTD_EVENT_RETRY_MIN: "100ms",
+      AGENTD_EVENT_RETRY_MAX: "10s",
+      AGENTD_EVENT_POLL_INTERVAL: "50ms",
     });
     expect(config).toEqual({
       host: "0.0.0.0",
@@ -139,6 +157,16 @@ describe("valid values", () => {
       opsPort: 0,
       drainDelayMs: 0,
       logLevel: "debug",
+      events: {
+        busUrl: "amqp://guest:guest@bus.example:5672",
+        busExchange: "events",
+        webhookUrls: ["https://hooks.example/a", "http://10.0.0.9:8080/b"],
+        webhookSecret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+        webhookTimeoutMs: 2000,
+        retryMinMs: 100,
+        retryMaxMs: 10_000,
+        pollMs: 50,
+      },
     } satisfies Config);
   });
 
@@ -276,5 +304,15 @@ describe("loadDotEnv", () => {
     const env: NodeJS.ProcessEnv = { A: "1" };
     expect(loadDotEnv(empty, env)).toBeNull();
     expect(env).toEqual({ A: "1" });
+  });
+});
+
+describe("event sinks", () => {
+  it("refuses webhook URLs without a secret, a bad secret, a bad bus URL and a retry maximum below the minimum", () => {
+    expect(errors({ AGENTD_WEBHOOK_URLS: "https://hooks.example/a" })).toEqual(["AGENTD_WEBHOOK_SECRET: must be set when AGENTD_WEBHOOK_URLS is"]);
+    expect(errors({ AGENTD_WEBHOOK_URLS: "https://hooks.example/a", AGENTD_WEBHOOK_SECRET: "short" })[0]).toMatch(/^AGENTD_WEBHOOK_SECRET: must be whsec_.*value not shown/);
+    expect(errors({ AGENTD_WEBHOOK_URLS: "ftp://hooks.example/a", AGENTD_WEBHOOK_SECRET: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" })[0]).toMatch(/^AGENTD_WEBHOOK_URLS: must be a http:\/\/ or https:\/\/ URL/);
+    expect(errors({ AGENTD_BUS_URL: "http://bus.example" })[0]).toMatch(/^AGENTD_BUS_URL: must be a amqp:\/\/ or amqps:\/\/ URL/);
+    expect(errors({ AGENTD_EVENT_RETRY_MIN: "10s", AGENTD_EVENT_RETRY_MAX: "1s" })).toEqual(["AGENTD_EVENT_RETRY_MAX: must be at least AGENTD_EVENT_RETRY_MIN (10000 ms)"]);
   });
 });

@@ -53,16 +53,17 @@ const operations = (d: OpenApiDocument): Record<string, any>[] =>
 const BASE_FIELDS = ["id", "origin_uuid", "number", "extension", "context", "logged"];
 
 /** Upstream's contract at each release (../shared/reference/upstream-agentd.md). */
-const AT_RELEASE: Record<string, { fields: string[]; servers: string[]; token: boolean; pauseBody: boolean }> = {
-  "15.14": { fields: BASE_FIELDS, servers: ["http://localhost:9493/1.0"], token: false, pauseBody: false },
-  "15.15": { fields: [...BASE_FIELDS, "state_interface"], servers: ["http://localhost:9493/1.0"], token: false, pauseBody: false },
-  "15.18": { fields: [...BASE_FIELDS, "state_interface"], servers: ["https://localhost:9493/1.0", "https://{host}:{port}/1.0"], token: false, pauseBody: false },
-  "15.19": { fields: [...BASE_FIELDS, "state_interface"], servers: ["https://localhost:9493/1.0", "https://{host}:{port}/1.0"], token: true, pauseBody: false },
+const AT_RELEASE: Record<string, { fields: string[]; servers: string[]; token: boolean; pauseBody: boolean; events: boolean }> = {
+  "15.14": { fields: BASE_FIELDS, servers: ["http://localhost:9493/1.0"], token: false, pauseBody: false, events: false },
+  "15.15": { fields: [...BASE_FIELDS, "state_interface"], servers: ["http://localhost:9493/1.0"], token: false, pauseBody: false, events: false },
+  "15.18": { fields: [...BASE_FIELDS, "state_interface"], servers: ["https://localhost:9493/1.0", "https://{host}:{port}/1.0"], token: false, pauseBody: false, events: false },
+  "15.19": { fields: [...BASE_FIELDS, "state_interface"], servers: ["https://localhost:9493/1.0", "https://{host}:{port}/1.0"], token: true, pauseBody: false, events: false },
   "17.05": {
     fields: [...BASE_FIELDS, "paused", "paused_reason", "state_interface"],
     servers: ["https://localhost:9493/1.0", "https://{host}:{port}/1.0"],
     token: true,
     pauseBody: true,
+    events: true,
   },
 };
 
@@ -163,8 +164,14 @@ describe.each(releases)("the view of %s", (release) => {
     expect(Object.keys(unpause.responses).includes("415")).toBe(facts().pauseBody);
   });
 
+  it("has the events (webhooks agentPaused, agentUnpaused) exactly from 17.05", () => {
+    const webhooks = Object.keys(d().webhooks ?? {}).sort();
+    expect(webhooks).toEqual(facts().events ? ["agentPaused", "agentUnpaused"] : []);
+    if (!facts().events) expect(Object.keys(d().components.schemas ?? {}).filter((name) => name.includes("Event"))).toEqual([]);
+  });
+
   it("keeps no component it does not use", () => {
-    const text = JSON.stringify(d().paths) + JSON.stringify(d().components);
+    const text = JSON.stringify(d().paths) + JSON.stringify(d().webhooks ?? {}) + JSON.stringify(d().components);
     for (const [section, entries] of Object.entries<Record<string, unknown>>(d().components)) {
       if (section === "securitySchemes") continue;
       for (const name of Object.keys(entries)) expect(text, `${section}/${name}`).toContain(`"#/components/${section}/${name}"`);

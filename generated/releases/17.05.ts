@@ -125,7 +125,71 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    agentPaused: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An agent was paused
+         * @description Sent after a pause changed an agent's stored state: the agent was not
+         *     paused, or was paused with another reason. A pause that changes
+         *     nothing sends nothing, and neither does `agentd import`.
+         *
+         *     **On the bus** (AMQP 0-9-1, RabbitMQ): published to the durable topic
+         *     exchange `AGENTD_BUS_EXCHANGE` (default `xivo`) with routing key
+         *     `status.agent.pause`, content type `application/json`, persistent,
+         *     with publisher confirms. The AMQP `messageId` is the event's id and
+         *     `timestamp` its time in seconds.
+         *
+         *     **As a webhook**: a `POST` of the same body to each of
+         *     `AGENTD_WEBHOOK_URLS`, signed per the Standard Webhooks specification
+         *     with `AGENTD_WEBHOOK_SECRET`. Any `2xx` answer means delivered; any
+         *     other answer, or none within the time-out, is retried with a bounded
+         *     exponential backoff.
+         *
+         *     Delivery is at least once, in order per agent (one order per bus and
+         *     per webhook URL). A consumer recognises a repeated delivery by its id
+         *     (`messageId`, `webhook-id`).
+         */
+        post: operations["agentPaused"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    agentUnpaused: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An agent was unpaused
+         * @description Sent after an unpause changed an agent's stored state: the agent was
+         *     paused. An unpause of an agent that is not paused sends nothing, and
+         *     neither does `agentd import`.
+         *
+         *     Delivered like `agentPaused` (see there), with routing key
+         *     `status.agent.unpause` on the bus.
+         */
+        post: operations["agentUnpaused"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -176,6 +240,105 @@ export interface components {
              */
             state_interface: string | null;
         };
+        /**
+         * @description The `agent_paused` event, exactly upstream 17.05's bus message.
+         *
+         *     Since release 17.05.
+         */
+        AgentPausedEvent: {
+            /**
+             * @description The event's name, as upstream names it.
+             * @constant
+             */
+            name: "agent_paused";
+            /**
+             * Format: uuid
+             * @description UUID of the deployment, as in every agent status.
+             */
+            origin_uuid: string;
+            data: components["schemas"]["AgentPausedEventData"];
+            required_acl: components["schemas"]["EventRequiredAcl"];
+        };
+        /**
+         * @description The agent and its pause state after the change.
+         *
+         *     Since release 17.05.
+         */
+        AgentPausedEventData: {
+            agent_id: components["schemas"]["AgentId"];
+            agent_number: components["schemas"]["AgentNumber"];
+            queue: components["schemas"]["EventQueue"];
+            /**
+             * @description Always true.
+             * @constant
+             */
+            paused: true;
+            paused_reason: components["schemas"]["EventPauseReason"];
+        };
+        /**
+         * @description The `agent_unpaused` event, exactly upstream 17.05's bus message.
+         *
+         *     Since release 17.05.
+         */
+        AgentUnpausedEvent: {
+            /**
+             * @description The event's name, as upstream names it.
+             * @constant
+             */
+            name: "agent_unpaused";
+            /**
+             * Format: uuid
+             * @description UUID of the deployment, as in every agent status.
+             */
+            origin_uuid: string;
+            data: components["schemas"]["AgentUnpausedEventData"];
+            required_acl: components["schemas"]["EventRequiredAcl"];
+        };
+        /**
+         * @description The agent and its pause state after the change.
+         *
+         *     Since release 17.05.
+         */
+        AgentUnpausedEventData: {
+            agent_id: components["schemas"]["AgentId"];
+            agent_number: components["schemas"]["AgentNumber"];
+            queue: components["schemas"]["EventQueue"];
+            /**
+             * @description Always false.
+             * @constant
+             */
+            paused: false;
+            /**
+             * @description Always the empty string (no reason), as upstream sends it.
+             * @constant
+             */
+            paused_reason: "";
+        };
+        /**
+         * @description Upstream sent one event per queue the agent is in, naming the queue.
+         *     This service has no queues: it sends one event per change, and
+         *     `queue` is always null.
+         *
+         *     Since release 17.05.
+         */
+        EventQueue: null;
+        /**
+         * @description The reason the change set, as upstream's bus sends it: the empty
+         *     string when there is none. The REST API says null for "no reason"
+         *     (`AgentStatus.paused_reason`), but the events keep upstream's wire
+         *     format exactly, so that consumers written against upstream 17.05
+         *     (which expect a string here) read them unchanged.
+         *
+         *     Since release 17.05.
+         */
+        EventPauseReason: components["schemas"]["PauseReason"] | "";
+        /**
+         * @description The ACL a bus consumer needs to receive the event (upstream's field; carried as it is).
+         *
+         *     Since release 17.05.
+         * @constant
+         */
+        EventRequiredAcl: "events.statuses.agents";
         /** @description Optional details of a pause. */
         PauseRequest: {
             /** @description Since release 17.05. */
@@ -332,6 +495,34 @@ export interface components {
          * @example 1001
          */
         AgentNumber: components["schemas"]["AgentNumber"];
+        /**
+         * @description The event's id (Standard Webhooks), the same on every delivery of one
+         *     event and equal to the AMQP `messageId` on the bus: a receiver drops
+         *     an id it has already handled.
+         *
+         *     Since release 17.05.
+         * @example 0b9f3c1e-6d1a-4c57-9a53-2f0e8e1d7c44
+         */
+        WebhookId: string;
+        /**
+         * @description When this delivery was signed, in seconds since the Unix epoch
+         *     (Standard Webhooks); part of what is signed. Each retry is signed
+         *     anew, since receivers reject old timestamps; the event's own time is
+         *     that of its first delivery attempt at the earliest.
+         *
+         *     Since release 17.05.
+         * @example 1700000000
+         */
+        WebhookTimestamp: string;
+        /**
+         * @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`
+         *     keyed with `AGENTD_WEBHOOK_SECRET` (Standard Webhooks; verify with any
+         *     of its libraries, e.g. the `standardwebhooks` npm package).
+         *
+         *     Since release 17.05.
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        WebhookSignature: string;
     };
     requestBodies: never;
     headers: {
@@ -501,6 +692,138 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    agentPaused: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id (Standard Webhooks), the same on every delivery of one
+                 *     event and equal to the AMQP `messageId` on the bus: a receiver drops
+                 *     an id it has already handled.
+                 *
+                 *     Since release 17.05.
+                 * @example 0b9f3c1e-6d1a-4c57-9a53-2f0e8e1d7c44
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description When this delivery was signed, in seconds since the Unix epoch
+                 *     (Standard Webhooks); part of what is signed. Each retry is signed
+                 *     anew, since receivers reject old timestamps; the event's own time is
+                 *     that of its first delivery attempt at the earliest.
+                 *
+                 *     Since release 17.05.
+                 * @example 1700000000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`
+                 *     keyed with `AGENTD_WEBHOOK_SECRET` (Standard Webhooks; verify with any
+                 *     of its libraries, e.g. the `standardwebhooks` npm package).
+                 *
+                 *     Since release 17.05.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event, exactly upstream's bus message. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentPausedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered; the event is not sent to this receiver again. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered; the event is sent again after a backoff. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered (as is no answer within the time-out); the event is sent again after a backoff. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    agentUnpaused: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id (Standard Webhooks), the same on every delivery of one
+                 *     event and equal to the AMQP `messageId` on the bus: a receiver drops
+                 *     an id it has already handled.
+                 *
+                 *     Since release 17.05.
+                 * @example 0b9f3c1e-6d1a-4c57-9a53-2f0e8e1d7c44
+                 */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /**
+                 * @description When this delivery was signed, in seconds since the Unix epoch
+                 *     (Standard Webhooks); part of what is signed. Each retry is signed
+                 *     anew, since receivers reject old timestamps; the event's own time is
+                 *     that of its first delivery attempt at the earliest.
+                 *
+                 *     Since release 17.05.
+                 * @example 1700000000
+                 */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`
+                 *     keyed with `AGENTD_WEBHOOK_SECRET` (Standard Webhooks; verify with any
+                 *     of its libraries, e.g. the `standardwebhooks` npm package).
+                 *
+                 *     Since release 17.05.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event, exactly upstream's bus message. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentUnpausedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered; the event is not sent to this receiver again. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered; the event is sent again after a backoff. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered (as is no answer within the time-out); the event is sent again after a backoff. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

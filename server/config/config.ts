@@ -37,4 +37,19 @@ export interface Config {
   /** How long a stop keeps serving with /readyz at 503 before it stops accepting connections. */
   drainDelayMs: number;
   logLevel: LogLevel;
+  /** Where the events go (server/events/); no sink: no event is recorded. */
+  events: EventsConfig;
+}
+
+export interface EventsConfig {
+  /** RabbitMQ URL; null: no bus. */
+  busUrl: string | null;
+  busExchange: string;
+  webhookUrls: string[];
+  /** Set whenever webhookUrls is not empty. */
+  webhookSecret: string | null;
+  webhookTimeoutMs: number;
+  retryMinMs: number;
+  retryMaxMs: number;
+  pollMs: number;
 }

@@ -48,6 +48,15 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     errors.push(`${V.rateBurst.name}: must be at least ${V.rateLimit.name} (${rate}), got ${JSON.stringify(read(V.rateBurst.name))}`);
   }
 
+  const webhookUrls = optional(V.webhookUrls) ?? [];
+  const webhookSecret = optional(V.webhookSecret);
+  if (webhookUrls.length > 0 && webhookSecret === null && !isSet(V.webhookSecret)) {
+    errors.push(`${V.webhookSecret.name}: must be set when ${V.webhookUrls.name} is`);
+  }
+  const retryMinMs = required(V.eventRetryMinMs);
+  const retryMaxMs = required(V.eventRetryMaxMs);
+  if (retryMaxMs < retryMinMs) errors.push(`${V.eventRetryMaxMs.name}: must be at least ${V.eventRetryMinMs.name} (${retryMinMs} ms)`);
+
   const config: Config = {
     host: required(V.host),
     port: required(V.port),
@@ -72,6 +81,16 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     opsPort: optional(V.opsPort),
     drainDelayMs: required(V.drainDelayMs),
     logLevel: required(V.logLevel),
+    events: {
+      busUrl: optional(V.busUrl),
+      busExchange: required(V.busExchange),
+      webhookUrls,
+      webhookSecret,
+      webhookTimeoutMs: required(V.webhookTimeoutMs),
+      retryMinMs,
+      retryMaxMs,
+      pollMs: required(V.eventPollMs),
+    },
   };
   return errors.length > 0 ? { ok: false, errors } : { ok: true, config };
 }

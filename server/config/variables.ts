@@ -203,6 +203,74 @@ export const VARIABLES = {
       "On SIGTERM/SIGINT, how long /readyz answers 503 while the API still serves, so load balancers stop sending before connections are refused.",
     parse: (raw) => duration(raw, 0),
   }),
+  busUrl: variable({
+    name: "AGENTD_BUS_URL",
+    default: null,
+    description:
+      "amqp:// or amqps:// URL of the RabbitMQ bus the events agent_paused and agent_unpaused are published on (e.g. amqp://guest:guest@127.0.0.1:5672); unset: no bus.",
+    secret: true,
+    parse: (raw) => {
+      url(raw, ["amqp:", "amqps:"], true);
+      return raw;
+    },
+  }),
+  busExchange: variable({
+    name: "AGENTD_BUS_EXCHANGE",
+    default: "xivo",
+    description: "Durable topic exchange the events are published to (declared if missing), as upstream's bus.",
+    parse: (raw) => {
+      if (!/^[A-Za-z0-9_.:-]{1,127}$/.test(raw)) throw new Error("must be an AMQP exchange name (letters, digits, - _ . :)");
+      return raw;
+    },
+  }),
+  webhookUrls: variable({
+    name: "AGENTD_WEBHOOK_URLS",
+    default: null,
+    description: "Comma-separated http(s) URLs each event is POSTed to, signed (Standard Webhooks); unset: no webhooks.",
+    secret: true,
+    parse: (raw) => {
+      const list = [...new Set(raw.split(",").map((u) => u.trim()).filter((u) => u !== ""))];
+      for (const item of list) url(item, ["http:", "https:"], true);
+      if (list.length === 0) throw new Error("must list at least one http:// or https:// URL");
+      return list;
+    },
+  }),
+  webhookSecret: variable({
+    name: "AGENTD_WEBHOOK_SECRET",
+    default: null,
+    description: "Standard Webhooks signing secret (whsec_ followed by base64, at least 24 bytes); required with AGENTD_WEBHOOK_URLS.",
+    secret: true,
+    parse: (raw) => {
+      const key = Buffer.from(raw.replace(/^whsec_/, ""), "base64");
+      if (!/^(whsec_)?[A-Za-z0-9+/]+={0,2}$/.test(raw) || key.length < 24) throw new Error("must be whsec_ followed by at least 24 bytes in base64");
+      return raw;
+    },
+  }),
+  webhookTimeoutMs: variable({
+    name: "AGENTD_WEBHOOK_TIMEOUT",
+    default: "5s",
+    description: "Time-out of one webhook delivery; past it the delivery counts as failed and is retried.",
+    parse: (raw) => duration(raw, 1),
+  }),
+  eventRetryMinMs: variable({
+    name: "AGENTD_EVENT_RETRY_MIN",
+    default: "1s",
+    description: "Wait before the first retry of a failed event delivery (bus or webhook); each further retry waits twice as long.",
+    parse: (raw) => duration(raw, 1),
+  }),
+  eventRetryMaxMs: variable({
+    name: "AGENTD_EVENT_RETRY_MAX",
+    default: "1m",
+    description: "Longest wait between retries of a failed event delivery; at least AGENTD_EVENT_RETRY_MIN.",
+    parse: (raw) => duration(raw, 1),
+  }),
+  eventPollMs: variable({
+    name: "AGENTD_EVENT_POLL_INTERVAL",
+    default: "500ms",
+    description:
+      "How often the relay looks for events to deliver that another instance recorded, or that wait for a retry (an instance delivers its own at once).",
+    parse: (raw) => duration(raw, 1),
+  }),
   logLevel: variable({
     name: "AGENTD_LOG_LEVEL",
     default: "info",

@@ -137,3 +137,49 @@ export function createMetrics(build: BuildInfo): PrometheusMetrics {
     },
   };
 }
+
+/** The event backlog, read when scraped. */
+export interface EventBacklog {
+  /** Outbox rows not yet delivered (one per event and sink). */
+  pending: number;
+  /** Age of the oldest of them; 0 when there is none. */
+  oldestSeconds: number;
+}
+
+/**
+ * The event relay's metrics: the backlog (one query per scrape) and the
+ * delivery counters by sink kind (bus or webhook: never a URL).
+ */
+export function registerEventMetrics(metrics: PrometheusMetrics, backlog: () => Promise<EventBacklog>): {
+  delivered(sink: "bus" | "webhook"): void;
+  failed(sink: "bus" | "webhook"): void;
+} {
+  // Both gauges are read in one scrape: one query answers them.
+  let last: Promise<EventBacklog> | null = null;
+  const read = (): Promise<EventBacklog> => {
+    last ??= backlog().finally(() => setImmediate(() => (last = null)));
+    return last;
+  };
+  metrics.gauge("agentd_events_pending", "Events recorded and not yet delivered, one per event and sink.", async () => (await read()).pending);
+  metrics.gauge(
+    "agentd_event_oldest_pending_seconds",
+    "Age of the oldest event not yet delivered; 0 when none waits.",
+    async () => (await read()).oldestSeconds,
+  );
+  const delivered = new Counter({
+    name: "agentd_events_delivered_total",
+    help: "Events delivered, by sink (bus or webhook).",
+    labelNames: ["sink"],
+    registers: [metrics.registry],
+  });
+  const failures = new Counter({
+    name: "agentd_event_delivery_failures_total",
+    help: "Event delivery attempts that failed and will be retried, by sink (bus or webhook).",
+    labelNames: ["sink"],
+    registers: [metrics.registry],
+  });
+  return {
+    delivered: (sink) => delivered.inc({ sink }),
+    failed: (sink) => failures.inc({ sink }),
+  };
+}

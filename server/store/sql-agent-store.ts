@@ -1,5 +1,6 @@
 import type { Sql } from "../db/sql.js";
 import type { AgentRecord, AgentStatus, AgentStore, PauseOutcome, UnpauseOutcome } from "./agent-store.js";
+import { agentChangeStatement, eventParams } from "../events/outbox.js";
 
 const COLUMNS = "id, number, extension, context, logged, paused, paused_reason, state_interface";
 
@@ -19,6 +20,20 @@ const PAUSE = "UPDATE agents SET paused = true, paused_reason = $2 WHERE number 
 // so the data version moves as it does for a pause that changes nothing).
 const UNPAUSE = "UPDATE agents SET paused = false, paused_reason = NULL WHERE number = $1 AND logged RETURNING id";
 const LOGGED = "SELECT logged FROM agents WHERE number = $1";
+// With an event sink configured: the same update, and its event in the
+// outbox in the same statement when it changed the stored state.
+// It writes only when the state changes: a pause that changes nothing
+// returns no row, and the read below finds the agent logged in.
+const PAUSE_WITH_EVENT = agentChangeStatement("agent_paused", { paused: "true", reason: "$4::text" });
+const UNPAUSE_WITH_EVENT = agentChangeStatement("agent_unpaused", { paused: "false", reason: "NULL" });
+
+/** Where events go; absent or empty sinks: no event is recorded. */
+export interface EventRecording {
+  /** The outbox's sink names (server/events/sinks.ts), one row per sink and event. */
+  sinks: readonly string[];
+  /** Called after an event was committed, so the relay delivers it at once. */
+  recorded?: () => void;
+}
 
 // One statement per batch of agents: each column travels as one array
 // parameter, so a batch is one round trip whatever its size (and no
@@ -52,7 +67,21 @@ export class SqlAgentStore implements AgentStore {
   constructor(
     private readonly sql: Sql,
     readonly originUuid: string,
+    private readonly events: EventRecording = { sinks: [] },
   ) {}
+
+  /**
+   * One update of a logged-in agent. Without sinks: the plain statement,
+   * true when it updated the agent. With sinks: the statement that also
+   * records the event, true when it changed the agent (so false also for
+   * an agent already in that state: the caller's read says logged in).
+   */
+  private async change(plain: string, withEvent: string, number: string, ...extra: unknown[]): Promise<boolean> {
+    if (this.events.sinks.length === 0) return (await this.sql.query(plain, [number, ...extra])).length > 0;
+    const rows = await this.sql.query(withEvent, eventParams(number, this.originUuid, this.events.sinks, ...extra));
+    if (rows.length > 0) this.events.recorded?.();
+    return rows.length > 0;
+  }
 
   // Exactly the contract's nine fields, whatever the driver adds to a row.
   private status(row: AgentRow): AgentStatus {
@@ -87,26 +116,28 @@ export class SqlAgentStore implements AgentStore {
 
   async pause(number: string, reason: string | null): Promise<PauseOutcome> {
     for (let attempt = 0; ; attempt++) {
-      const paused = await this.sql.query(PAUSE, [number, reason]);
-      if (paused.length > 0) return "paused";
+      if (await this.change(PAUSE, PAUSE_WITH_EVENT, number, reason)) return "paused";
       // Nothing was written. Say why from the state as it is now; if the
       // agent logged in between the two statements, pause it after all.
       const rows = await this.sql.query<{ logged: boolean }>(LOGGED, [number]);
       const row = rows[0];
       if (row === undefined) return "no such agent";
+      // With sinks, a logged-in agent here was already paused with this reason: nothing to change.
+      if (row.logged && this.events.sinks.length > 0) return "paused";
       if (!row.logged || attempt >= 2) return "not logged in";
     }
   }
 
   async unpause(number: string): Promise<UnpauseOutcome> {
     for (let attempt = 0; ; attempt++) {
-      const unpaused = await this.sql.query(UNPAUSE, [number]);
-      if (unpaused.length > 0) return "unpaused";
+      if (await this.change(UNPAUSE, UNPAUSE_WITH_EVENT, number)) return "unpaused";
       // Nothing was written: say why, as pause does (and retry if the agent
       // logged in between the two statements).
       const rows = await this.sql.query<{ logged: boolean }>(LOGGED, [number]);
       const row = rows[0];
       if (row === undefined) return "no such agent";
+      // With sinks, a logged-in agent here was not paused: nothing to change.
+      if (row.logged && this.events.sinks.length > 0) return "unpaused";
       if (!row.logged || attempt >= 2) return "not logged in";
     }
   }

@@ -1,0 +1,112 @@
+// Publishes events on RabbitMQ as upstream 17.05 did: a durable topic
+// exchange (default xivo), routing keys status.agent.pause/unpause, JSON,
+// persistent, with publisher confirms.
+//
+// The connection is opened on first use and dropped on any error, close or
+// time-out; the next delivery (the relay retries with backoff) opens a new
+// one. So the sink reconnects by itself without holding events in memory:
+// until the broker confirms, an event stays in the outbox.
+import amqp, { type ChannelModel, type ConfirmChannel } from "amqplib";
+import type { Logger } from "pino";
+import type { EventName } from "./outbox.js";
+import { BUS_SINK, type EventSink, type OutboxEvent } from "./sink.js";
+
+export const ROUTING_KEYS: Record<EventName, string> = {
+  agent_paused: "status.agent.pause",
+  agent_unpaused: "status.agent.unpause",
+};
+
+export interface BusSinkOptions {
+  url: string;
+  exchange: string;
+  /** Bound on connecting, and on one publish until its confirm. */
+  timeoutMs: number;
+  logger: Logger;
+}
+
+interface Link {
+  model: ChannelModel;
+  channel: ConfirmChannel;
+}
+
+export class BusSink implements EventSink {
+  readonly name = BUS_SINK;
+  readonly kind = "bus" as const;
+  private link: Promise<Link> | null = null;
+
+  constructor(private readonly options: BusSinkOptions) {}
+
+  async deliver(event: OutboxEvent): Promise<void> {
+    const link = (this.link ??= this.connect());
+    try {
+      const { channel } = await withTimeout(link, this.options.timeoutMs, "connecting to the bus");
+      await withTimeout(
+        new Promise<void>((resolve, reject) => {
+          channel.publish(
+            this.options.exchange,
+            ROUTING_KEYS[event.name],
+            Buffer.from(event.payload),
+            {
+              contentType: "application/json",
+              persistent: true,
+              messageId: event.eventId,
+              // AMQP's timestamp is in seconds.
+              timestamp: Math.floor(event.createdAt.getTime() / 1000),
+            },
+            (err) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve()),
+          );
+        }),
+        this.options.timeoutMs,
+        "waiting for the bus to confirm",
+      );
+    } catch (err) {
+      this.drop(link);
+      throw err;
+    }
+  }
+
+  private async connect(): Promise<Link> {
+    const model = await amqp.connect(this.options.url, { timeout: this.options.timeoutMs });
+    const link = this.link;
+    // Errors also arrive as 'close'; listening to 'error' keeps them from crashing the process.
+    model.on("error", (err: Error) => this.options.logger.warn({ err: err.message }, "bus connection error"));
+    model.on("close", () => {
+      if (this.link === link) this.link = null;
+    });
+    try {
+      const channel = await model.createConfirmChannel();
+      channel.on("error", (err: Error) => this.options.logger.warn({ err: err.message }, "bus channel error"));
+      // As upstream declared it; a no-op when it exists with these properties.
+      await channel.assertExchange(this.options.exchange, "topic", { durable: true });
+      return { model, channel };
+    } catch (err) {
+      await model.close().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  private drop(link: Promise<Link>): void {
+    if (this.link === link) this.link = null;
+    link.then(({ model }) => model.close()).catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    const link = this.link;
+    this.link = null;
+    if (link) await link.then(({ model }) => model.close()).catch(() => undefined);
+  }
+}
+
+async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`timed out ${what} after ${ms} ms`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,51 @@
+// Builds the configured sinks and the relay over them; nothing when no sink
+// is configured (and then pauses record no event either: sinkNames is empty).
+import type { Logger } from "pino";
+import type { EventsConfig } from "../config/config.js";
+import type { Database } from "../db/sql.js";
+import { registerEventMetrics, type PrometheusMetrics } from "../ops/metrics.js";
+import { BusSink } from "./bus-sink.js";
+import { Relay } from "./relay.js";
+import type { EventSink } from "./sink.js";
+import { WebhookSink } from "./webhook-sink.js";
+
+/** Bound on connecting to the bus and on one publish until confirmed. */
+const BUS_TIMEOUT_MS = 10_000;
+
+const BACKLOG = `SELECT count(*)::int AS pending,
+  coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS oldest FROM event_outbox`;
+
+export function buildSinks(config: EventsConfig, logger: Logger): EventSink[] {
+  const sinks: EventSink[] = [];
+  if (config.busUrl !== null) sinks.push(new BusSink({ url: config.busUrl, exchange: config.busExchange, timeoutMs: BUS_TIMEOUT_MS, logger }));
+  for (const url of config.webhookUrls) {
+    // load.ts refuses webhook URLs without a secret.
+    sinks.push(new WebhookSink({ url, secret: config.webhookSecret ?? "", timeoutMs: config.webhookTimeoutMs }));
+  }
+  return sinks;
+}
+
+/** Starts the relay when a sink is configured; null otherwise. */
+export async function startRelay(config: EventsConfig, db: Database, logger: Logger, metrics: PrometheusMetrics | null): Promise<Relay | null> {
+  const sinks = buildSinks(config, logger);
+  if (sinks.length === 0) return null;
+  const counters = metrics
+    ? registerEventMetrics(metrics, async () => {
+        const [row] = await db.query<{ pending: number; oldest: number }>(BACKLOG);
+        return { pending: row?.pending ?? 0, oldestSeconds: row?.oldest ?? 0 };
+      })
+    : undefined;
+  const relay = new Relay({
+    sql: db,
+    sinks,
+    logger: logger.child({ component: "events" }),
+    retryMinMs: config.retryMinMs,
+    retryMaxMs: config.retryMaxMs,
+    pollMs: config.pollMs,
+    // Longer than any one delivery can take, so no other instance claims a row being delivered.
+    leaseMs: 2 * Math.max(BUS_TIMEOUT_MS, config.webhookTimeoutMs) + 5_000,
+    ...(counters ? { counters } : {}),
+  });
+  await relay.start(db.kind === "pglite");
+  return relay;
+}

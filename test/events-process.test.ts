@@ -1,0 +1,118 @@
+// Events across crashes and instances: a real agentd process killed with
+// SIGKILL, and three instances on one PostgreSQL under concurrent pauses.
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { loggedIn } from "./helpers/agents.js";
+import { freshPostgres, postgresTestUrl } from "./helpers/databases.js";
+import { freePort } from "./helpers/ports.js";
+import { spawnAgentd, type AgentdProcess } from "./helpers/process.js";
+import { consume, ensureRabbit, RABBIT_URL } from "./helpers/rabbit.js";
+import { startWebhookReceiver, waitUntil } from "./helpers/webhook-receiver.js";
+import { SqlAgentStore } from "../server/store/sql-agent-store.js";
+import { readOriginUuid } from "../server/store/deployment.js";
+
+const TOKEN = "events-test-admin-token-0123456789";
+const SECRET = `whsec_${randomBytes(32).toString("base64")}`;
+const FAST = { AGENTD_EVENT_POLL_INTERVAL: "50ms", AGENTD_EVENT_RETRY_MIN: "50ms", AGENTD_EVENT_RETRY_MAX: "200ms" };
+
+describe("a crash right after a 204", () => {
+  it("delivers the event after a restart (kill -9)", async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), "agentd-events-"));
+    const port = await freePort();
+    // Nothing listens there yet: the first process cannot deliver.
+    const env = { AGENTD_DATA_DIR: dataDir, AGENTD_ADMIN_TOKEN: TOKEN, AGENTD_WEBHOOK_URLS: `http://127.0.0.1:${port}/hooks`, AGENTD_WEBHOOK_SECRET: SECRET, ...FAST };
+    let agentd: AgentdProcess | null = await spawnAgentd(env, { cwd: dataDir });
+    try {
+      expect((await agentd.call("POST", "/agents/by-number/1001/pause", { token: TOKEN, body: { reason: "crash" } })).status).toBe(204);
+      await agentd.kill("SIGKILL");
+      agentd = null;
+      const receiver = await startWebhookReceiver(port);
+      try {
+        agentd = await spawnAgentd(env, { cwd: dataDir });
+        await waitUntil(() => receiver.received.length >= 1, "the event after the restart");
+        expect(JSON.parse(receiver.received[0]!.body)).toMatchObject({ name: "agent_paused", data: { agent_number: "1001", paused_reason: "crash" } });
+      } finally {
+        await receiver.close();
+      }
+    } finally {
+      await agentd?.kill("SIGTERM");
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 90_000);
+});
+
+// Skipped only on a developer's machine without PostgreSQL, saying so (postgresTestUrl throws in CI).
+if (postgresTestUrl() === undefined) console.warn("AGENTD_TEST_DATABASE_URL is not set: skipping the three-instance events test on PostgreSQL");
+describe.runIf(postgresTestUrl() !== undefined)("three instances on one PostgreSQL", () => {
+  it("deliver every state change exactly once, in commit order per agent", async () => {
+    await ensureRabbit();
+    const database = await freshPostgres();
+    const exchange = `agentd-test-${randomBytes(4).toString("hex")}`;
+    const consumer = await consume(exchange, "status.agent.#");
+    const AGENTS = 5;
+    const PAUSES = 300;
+    const instances: AgentdProcess[] = [];
+    const dirs: string[] = [];
+    try {
+      const db = await database.openMigrated();
+      await new SqlAgentStore(db, await readOriginUuid(db, null)).upsert(Array.from({ length: AGENTS }, (_, i) => loggedIn(i + 1)));
+      await db.close();
+      for (let i = 0; i < 3; i++) {
+        const dir = mkdtempSync(path.join(tmpdir(), "agentd-events-pg-"));
+        dirs.push(dir);
+        instances.push(
+          await spawnAgentd(
+            { AGENTD_DATA_DIR: dir, AGENTD_DATABASE_URL: database.location, AGENTD_ADMIN_TOKEN: TOKEN, AGENTD_BUS_URL: RABBIT_URL, AGENTD_BUS_EXCHANGE: exchange, ...FAST },
+            { cwd: dir },
+          ),
+        );
+      }
+      // Reasons from a small set, so some pauses change nothing and record no event.
+      const reasons = ["a", "b", "c", null];
+      const answers = await Promise.all(
+        Array.from({ length: PAUSES }, (_, i) => {
+          const reason = reasons[(i * 7 + Math.floor(i / 3)) % reasons.length];
+          return instances[i % 3]!.call("POST", `/agents/by-number/${1001 + (i % AGENTS)}/pause`, {
+            token: TOKEN,
+            ...(reason === null ? {} : { body: { reason } }),
+          });
+        }),
+      );
+      expect(answers.every((a) => a.status === 204)).toBe(true);
+      const final = await Promise.all(
+        Array.from({ length: AGENTS }, async (_, i) => (await instances[0]!.call("GET", `/agents/by-number/${1001 + i}`, { token: TOKEN })).json as { paused_reason: string | null }),
+      );
+      // Every agent changed at least once (it started unpaused), and its last event is its final state.
+      const lastOf = (number: string) => consumer.messages.filter((m) => (m.body as { data: { agent_number: string } }).data.agent_number === number).at(-1);
+      await waitUntil(
+        () => final.every((status, i) => (lastOf(String(1001 + i))?.body as { data: { paused_reason: string } } | undefined)?.data.paused_reason === (status.paused_reason ?? "")),
+        "each agent's final state on the bus",
+      );
+      // Nothing pending: the relays are done, and nothing more can arrive.
+      const db2 = await database.open();
+      await waitUntil(async () => (await db2.query<{ n: number }>("SELECT count(*)::int AS n FROM event_outbox"))[0]!.n === 0, "an empty outbox");
+      await db2.close();
+
+      const ids = consumer.messages.map((m) => m.properties.messageId);
+      expect(new Set(ids).size).toBe(ids.length); // exactly once
+      for (let i = 0; i < AGENTS; i++) {
+        const chain = consumer.messages
+          .map((m) => m.body as { data: { agent_number: string; paused_reason: string } })
+          .filter((b) => b.data.agent_number === String(1001 + i))
+          .map((b) => b.data.paused_reason);
+        // In commit order, every event is a change from the one before (a duplicate or a swap would repeat a reason) …
+        for (let k = 1; k < chain.length; k++) expect(chain[k], `agent ${1001 + i} event ${k}`).not.toBe(chain[k - 1]);
+        // … and the last one is the state the database kept.
+        expect(chain.at(-1)).toBe(final[i]!.paused_reason ?? "");
+      }
+    } finally {
+      await Promise.all(instances.map((p) => p.kill("SIGTERM")));
+      await consumer.close();
+      await database.cleanup();
+      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
+});

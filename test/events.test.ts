@@ -1,0 +1,189 @@
+// The events agent_paused / agent_unpaused, through real parts: the server
+// over HTTPS, the machine's RabbitMQ, a real HTTP receiver, the contract's
+// webhook schemas.
+import { randomBytes } from "node:crypto";
+import { Webhook } from "standardwebhooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { agentChangeStatement, eventParams } from "../server/events/outbox.js";
+import { SqlAgentStore } from "../server/store/sql-agent-store.js";
+import { loggedIn, paused } from "./helpers/agents.js";
+import { expectValid, loadContract } from "./helpers/contract.js";
+import { freshPglite } from "./helpers/databases.js";
+import { consume, ensureRabbit, RABBIT_URL, type BusConsumer } from "./helpers/rabbit.js";
+import { startTestServer, type TestServer } from "./helpers/server.js";
+import { startTcpProxy } from "./helpers/tcp-proxy.js";
+import { startWebhookReceiver, waitUntil, type WebhookReceiver } from "./helpers/webhook-receiver.js";
+
+const contract = loadContract();
+const pausedSchema = contract.schemaValidator("AgentPausedEvent");
+const unpausedSchema = contract.schemaValidator("AgentUnpausedEvent");
+const SECRET = `whsec_${randomBytes(32).toString("base64")}`;
+const AGENTS = [loggedIn(1), loggedIn(2), paused(3, "lunch break")];
+
+const pause = (server: TestServer, number: string, reason?: string) =>
+  server.call("POST", `/agents/by-number/${number}/pause`, reason === undefined ? {} : { body: { reason } });
+
+/** A fresh exchange per test, so concurrent runs and earlier tests do not mix. */
+const freshExchange = () => `agentd-test-${randomBytes(4).toString("hex")}`;
+
+beforeAll(ensureRabbit, 90_000);
+
+describe("the outbox, in the store", () => {
+  it("records an event only when a sink is configured and the pause changed the state; unpause plugs in", async () => {
+    const database = await freshPglite();
+    const db = await database.openMigrated();
+    try {
+      const count = async () => (await db.query<{ n: number }>("SELECT count(*)::int AS n FROM event_outbox"))[0]!.n;
+      const origin = "6f1c3c6e-2b7a-4f5e-9a0d-3c2b1a0f9e8d";
+      const silent = new SqlAgentStore(db, origin);
+      await silent.upsert(AGENTS);
+      expect(await silent.pause("1001", "a")).toBe("paused");
+      expect(await count()).toBe(0);
+
+      let recorded = 0;
+      const store = new SqlAgentStore(db, origin, { sinks: ["bus", "webhook http://x"], recorded: () => recorded++ });
+      expect(await store.pause("1001", "a")).toBe("paused"); // the same state: nothing
+      expect([await count(), recorded]).toEqual([0, 0]);
+      expect(await store.pause("1001", "b")).toBe("paused"); // another reason
+      expect(await store.pause("1001", null)).toBe("paused"); // reason cleared
+      expect(await store.pause("1002", null)).toBe("paused"); // paused
+      expect(await store.pause("9999", null)).toBe("no such agent");
+      expect(recorded).toBe(3);
+      const rows = await db.query<{ event_id: string; sink: string; payload: string }>("SELECT event_id::text, sink, payload FROM event_outbox ORDER BY seq");
+      expect(rows.map((r) => r.sink)).toEqual(["bus", "webhook http://x", "bus", "webhook http://x", "bus", "webhook http://x"]);
+      expect(rows[0]!.event_id).toBe(rows[1]!.event_id);
+      expect(new Set(rows.map((r) => r.event_id)).size).toBe(3);
+      const bodies = rows.filter((r) => r.sink === "bus").map((r) => expectValid(pausedSchema, JSON.parse(r.payload) as unknown));
+      expect(bodies.map((b) => (b as { data: { paused_reason: string } }).data.paused_reason)).toEqual(["b", "", ""]);
+
+      // The colleague's unpause: one statement of the same shape.
+      const unpause = agentChangeStatement("agent_unpaused", { paused: "false", reason: "NULL" });
+      expect(await db.query(unpause, eventParams("1003", origin, ["bus"]))).toEqual([{ id: 3 }]);
+      expect(await db.query(unpause, eventParams("1003", origin, ["bus"]))).toEqual([]); // already unpaused: nothing
+      const [last] = await db.query<{ payload: string }>("SELECT payload FROM event_outbox WHERE name = 'agent_unpaused'");
+      expect(JSON.parse(last!.payload)).toEqual({
+        name: "agent_unpaused",
+        origin_uuid: origin,
+        data: { agent_id: 3, agent_number: "1003", queue: null, paused: false, paused_reason: "" },
+        required_acl: "events.statuses.agents",
+      });
+      expectValid(unpausedSchema, JSON.parse(last!.payload) as unknown);
+    } finally {
+      await db.close();
+      await database.cleanup();
+    }
+  });
+});
+
+describe("delivery by a server", () => {
+  let consumer: BusConsumer;
+  let receiver: WebhookReceiver;
+  let server: TestServer;
+  const exchange = freshExchange();
+
+  beforeAll(async () => {
+    consumer = await consume(exchange, "status.agent.#");
+    receiver = await startWebhookReceiver();
+    server = await startTestServer(
+      { AGENTD_BUS_URL: RABBIT_URL, AGENTD_BUS_EXCHANGE: exchange, AGENTD_WEBHOOK_URLS: receiver.url, AGENTD_WEBHOOK_SECRET: SECRET, AGENTD_EVENT_POLL_INTERVAL: "50ms" },
+      AGENTS,
+    );
+  }, 60_000);
+  afterAll(async () => {
+    await server?.close();
+    await receiver?.close();
+    await consumer?.close();
+  });
+
+  it("publishes upstream's message on the bus and signs the same body to the webhook", async () => {
+    expect((await pause(server, "1001", "lunch break")).status).toBe(204);
+    expect((await pause(server, "1001", "lunch break")).status).toBe(204); // no change: no event
+    expect((await pause(server, "1001")).status).toBe(204);
+    await waitUntil(() => consumer.messages.length >= 2 && receiver.received.length >= 2, `two events on each sink (${consumer.messages.length} on the bus, ${receiver.received.length} webhooks)`);
+
+    const origin = (await server.call("GET", "/agents/by-number/1001")).json as { origin_uuid: string };
+    const expected = (reason: string) => ({
+      name: "agent_paused",
+      origin_uuid: origin.origin_uuid,
+      data: { agent_id: 1, agent_number: "1001", queue: null, paused: true, paused_reason: reason },
+      required_acl: "events.statuses.agents",
+    });
+    expect(consumer.messages.map((m) => m.body)).toEqual([expected("lunch break"), expected("")]);
+    for (const message of consumer.messages) {
+      expect(message.routingKey).toBe("status.agent.pause");
+      expect(message.properties).toMatchObject({ contentType: "application/json", deliveryMode: 2 });
+      expect(message.properties.messageId).toMatch(/^[0-9a-f-]{36}$/);
+      expect(Math.abs(message.properties.timestamp! - Date.now() / 1000)).toBeLessThan(3600); // seconds, not milliseconds
+      expectValid(pausedSchema, message.body);
+    }
+
+    expect(receiver.received.map((r) => JSON.parse(r.body) as unknown)).toEqual([expected("lunch break"), expected("")]);
+    const verifier = new Webhook(SECRET);
+    const impostor = new Webhook(`whsec_${randomBytes(32).toString("base64")}`);
+    receiver.received.forEach((hook, index) => {
+      const headers = hook.headers as Record<string, string>;
+      expect(headers["webhook-id"]).toBe(consumer.messages[index]!.properties.messageId);
+      expect(verifier.verify(hook.body, headers)).toEqual(JSON.parse(hook.body));
+      expect(() => impostor.verify(hook.body, headers)).toThrow(/signature/i);
+    });
+    // Delivered rows do not pile up.
+    await waitUntil(async () => /agentd_events_pending 0\b/.test(await (await fetch(`${server.running.opsUrl}/metrics`)).text()), "an empty outbox");
+    const metrics = await (await fetch(`${server.running.opsUrl}/metrics`)).text();
+    expect(metrics).toMatch(/agentd_events_delivered_total\{sink="bus"\} 2\b/);
+    expect(metrics).toMatch(/agentd_events_delivered_total\{sink="webhook"\} 2\b/);
+    expect(metrics).toMatch(/agentd_event_oldest_pending_seconds 0\b/);
+  });
+});
+
+describe("sinks down", () => {
+  it("answers 204 while the broker is cut, and publishes once it is back", async () => {
+    const exchange = freshExchange();
+    const consumer = await consume(exchange, "status.agent.#");
+    const proxy = await startTcpProxy({ port: 5672 });
+    const server = await startTestServer(
+      { AGENTD_BUS_URL: `amqp://guest:guest@127.0.0.1:${proxy.port}`, AGENTD_BUS_EXCHANGE: exchange, AGENTD_EVENT_POLL_INTERVAL: "50ms", AGENTD_EVENT_RETRY_MIN: "50ms", AGENTD_EVENT_RETRY_MAX: "200ms" },
+      AGENTS,
+    );
+    try {
+      await proxy.cut("refuse");
+      for (const reason of ["a", "b", "c"]) expect((await pause(server, "1002", reason)).status).toBe(204);
+      await waitUntil(async () => /agentd_event_delivery_failures_total\{sink="bus"\} [1-9]/.test(await (await fetch(`${server.running.opsUrl}/metrics`)).text()), "a failed attempt");
+      expect(consumer.messages).toEqual([]);
+      await proxy.restore();
+      await waitUntil(() => consumer.messages.length >= 3, "three events after the broker is back");
+      expect(consumer.messages.map((m) => (m.body as { data: { paused_reason: string } }).data.paused_reason)).toEqual(["a", "b", "c"]);
+    } finally {
+      await server.close();
+      await proxy.close();
+      await consumer.close();
+    }
+  }, 60_000);
+
+  it("retries a webhook answered 500, keeping each agent's order", async () => {
+    const receiver = await startWebhookReceiver();
+    receiver.answer = (index) => (index < 2 ? 500 : 200);
+    const server = await startTestServer(
+      { AGENTD_WEBHOOK_URLS: receiver.url, AGENTD_WEBHOOK_SECRET: SECRET, AGENTD_EVENT_POLL_INTERVAL: "50ms", AGENTD_EVENT_RETRY_MIN: "50ms", AGENTD_EVENT_RETRY_MAX: "200ms" },
+      AGENTS,
+    );
+    try {
+      for (const reason of ["a", "b", "c"]) {
+        expect((await pause(server, "1001", reason)).status).toBe(204);
+        expect((await pause(server, "1002", reason)).status).toBe(204);
+      }
+      await waitUntil(() => receiver.received.filter((r) => r.status === 200).length >= 6, "six deliveries");
+      const delivered = receiver.received.filter((r) => r.status === 200).map((r) => JSON.parse(r.body) as { data: { agent_number: string; paused_reason: string } });
+      for (const number of ["1001", "1002"]) {
+        expect(delivered.filter((e) => e.data.agent_number === number).map((e) => e.data.paused_reason)).toEqual(["a", "b", "c"]);
+      }
+      expect(receiver.received.filter((r) => r.status === 500).length).toBe(2);
+      // The failed attempts were the same events, sent again under the same id.
+      const ids = new Set(receiver.received.filter((r) => r.status === 200).map((r) => r.headers["webhook-id"]));
+      for (const failed of receiver.received.filter((r) => r.status === 500)) expect(ids.has(failed.headers["webhook-id"])).toBe(true);
+    } finally {
+      await server.close();
+      await receiver.close();
+    }
+  }, 60_000);
+});
+
