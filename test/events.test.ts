@@ -133,6 +133,27 @@ describe("delivery by a server", () => {
     expect(metrics).toMatch(/agentd_events_delivered_total\{sink="webhook"\} 2\b/);
     expect(metrics).toMatch(/agentd_event_oldest_pending_seconds 0\b/);
   });
+
+  it("unpause through the API publishes agent_unpaused with its own routing key, once per change", async () => {
+    const before = { bus: consumer.messages.length, hooks: receiver.received.length };
+    expect((await pause(server, "1001", "training")).status).toBe(204);
+    expect((await server.call("POST", "/agents/by-number/1001/unpause")).status).toBe(204);
+    expect((await server.call("POST", "/agents/by-number/1001/unpause")).status).toBe(204); // not paused: no event
+    await waitUntil(
+      () => consumer.messages.length >= before.bus + 2 && receiver.received.length >= before.hooks + 2,
+      "a pause and an unpause on each sink",
+    );
+    await new Promise((resolve) => setTimeout(resolve, 500)); // a third event, if one were wrongly sent, would be here by now
+    const bus = consumer.messages.slice(before.bus);
+    expect(bus.map((m) => [m.routingKey, (m.body as { name: string }).name])).toEqual([
+      ["status.agent.pause", "agent_paused"],
+      ["status.agent.unpause", "agent_unpaused"],
+    ]);
+    const unpaused = bus[1]!.body;
+    expect(unpaused).toMatchObject({ data: { agent_id: 1, agent_number: "1001", queue: null, paused: false, paused_reason: "" } });
+    expectValid(unpausedSchema, unpaused);
+    expect(receiver.received.slice(before.hooks).map((r) => (JSON.parse(r.body) as { name: string }).name)).toEqual(["agent_paused", "agent_unpaused"]);
+  });
 });
 
 describe("sinks down", () => {
