@@ -41,6 +41,7 @@ describe("defaults", () => {
       dbTimeoutMs: 5000,
       shutdownTimeoutMs: 10_000,
       logLevel: "info",
+      logBufferBytes: 4_194_304,
     } satisfies Config);
   });
 
@@ -89,6 +90,7 @@ describe("valid values", () => {
       AGENTD_DB_TIMEOUT: "1m",
       AGENTD_SHUTDOWN_TIMEOUT: "2s",
       AGENTD_LOG_LEVEL: "debug",
+      AGENTD_LOG_BUFFER: "512kb",
     });
     expect(config).toEqual({
       host: "0.0.0.0",
@@ -110,12 +112,15 @@ describe("valid values", () => {
       dbTimeoutMs: 60_000,
       shutdownTimeoutMs: 2000,
       logLevel: "debug",
+      logBufferBytes: 524_288,
     } satisfies Config);
   });
 
   it("accepts the documented spellings", () => {
     expect(ok({ AGENTD_BODY_LIMIT: "16384" }).bodyLimitBytes).toBe(16_384);
     expect(ok({ AGENTD_BODY_LIMIT: "16kb" }).bodyLimitBytes).toBe(16_384);
+    expect(ok({ AGENTD_LOG_BUFFER: "16384" }).logBufferBytes).toBe(16_384);
+    expect(ok({ AGENTD_LOG_BUFFER: "4mb" }).logBufferBytes).toBe(4_194_304);
     expect(ok({ AGENTD_AUTH_TIMEOUT: "2500" }).authTimeoutMs).toBe(2500);
     expect(ok({ AGENTD_AUTH_TIMEOUT: "2s" }).authTimeoutMs).toBe(2000);
     expect(ok({ AGENTD_SHUTDOWN_TIMEOUT: "1m" }).shutdownTimeoutMs).toBe(60_000);
@@ -175,6 +180,8 @@ describe("bad values name their variable", () => {
     ["AGENTD_DB_TIMEOUT", "forever", /duration/],
     ["AGENTD_DB_TIMEOUT", "30d", /duration/], // beyond what a timer can wait
     ["AGENTD_SHUTDOWN_TIMEOUT", "1x", /duration/],
+    ["AGENTD_LOG_BUFFER", "lots", /size in bytes/],
+    ["AGENTD_LOG_BUFFER", "1kb", /at least 16kb/],
     ["AGENTD_LOG_LEVEL", "verbose", /one of fatal, error, warn, info, debug, trace, silent/],
   ];
 

@@ -28,4 +28,6 @@ export interface Config {
   /** How long a graceful shutdown waits for in-flight requests. */
   shutdownTimeoutMs: number;
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+  /** Most log output held in memory for a slow or stuck reader of standard output. */
+  logBufferBytes: number;
 }

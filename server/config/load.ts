@@ -87,6 +87,11 @@ export const ENV_DOCS: readonly EnvDoc[] = [
     default: "info",
     description: "fatal, error, warn, info, debug, trace or silent.",
   },
+  {
+    name: "AGENTD_LOG_BUFFER",
+    default: "4mb",
+    description: "Most log output held in memory while standard output is not read (bytes, or with a unit: 512kb, 4mb; at least 16kb). Lines beyond it are dropped and counted, with a warning when dropping starts and one with the total when it stops.",
+  },
 ];
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -173,13 +178,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
   const authCacheTtlMs = field("AGENTD_AUTH_CACHE_TTL", 10_000, (raw) => duration(raw, 0));
   const authCacheSize = field("AGENTD_AUTH_CACHE_SIZE", 10_000, (raw) => integer(raw, 1, 10_000_000));
   const validateResponses = field("AGENTD_VALIDATE_RESPONSES", false, boolean);
-  const bodyLimitBytes = field("AGENTD_BODY_LIMIT", 16 * 1024, (raw) => {
-    const value = bytes.parse(raw);
-    if (value === null || !Number.isSafeInteger(value) || value < 1 || !/^\d+(\.\d+)?\s*([kmgtp]?b)?$/i.test(raw)) {
-      throw new Error("must be a size in bytes like 16384, 16kb or 1mb");
-    }
-    return value;
-  });
+  const bodyLimitBytes = field("AGENTD_BODY_LIMIT", 16 * 1024, (raw) => size(raw, 1, "16384, 16kb or 1mb"));
   const rate = field("AGENTD_RATE_LIMIT", 100, (raw) => integer(raw, 0, 1_000_000));
   const burst = field("AGENTD_RATE_BURST", Math.max(1, rate * 2), (raw) => integer(raw, 1, 10_000_000));
   if (rate > 0 && burst < rate && read("AGENTD_RATE_BURST") !== undefined && !errors.some((e) => e.startsWith("AGENTD_RATE_BURST:"))) {
@@ -209,6 +208,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     if (level === undefined) throw new Error(`must be one of ${LOG_LEVELS.join(", ")}`);
     return level;
   });
+  const logBufferBytes = field("AGENTD_LOG_BUFFER", 4 * 1024 * 1024, (raw) => size(raw, 16 * 1024, "512kb or 4mb, at least 16kb"));
 
   if (errors.length > 0) return { ok: false, errors };
   return {
@@ -233,6 +233,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
       dbTimeoutMs,
       shutdownTimeoutMs,
       logLevel,
+      logBufferBytes,
     },
   };
 }
@@ -268,6 +269,15 @@ function boolean(raw: string): boolean {
     default:
       throw new Error("must be true, false, 1 or 0");
   }
+}
+
+/** A size in bytes, bare or with a unit (16kb, 1mb), of at least `min` bytes. */
+function size(raw: string, min: number, examples: string): number {
+  const value = bytes.parse(raw);
+  if (value === null || !Number.isSafeInteger(value) || value < min || !/^\d+(\.\d+)?\s*([kmgtp]?b)?$/i.test(raw)) {
+    throw new Error(`must be a size in bytes like ${examples}`);
+  }
+  return value;
 }
 
 /** `500ms`, `2s`, `1m` (anything `ms` understands) or a bare number of milliseconds. */
