@@ -21,6 +21,8 @@ declare module "autocannon" {
     errors: number;
     timeouts: number;
     non2xx: number;
+    "2xx": number;
+    "4xx": number;
     requests: { total: number; average: number; sent: number };
     latency: { p50: number; p99: number };
     statusCodeStats?: Record<string, { count: number }>;

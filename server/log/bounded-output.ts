@@ -9,56 +9,71 @@ export interface DropNotices {
 }
 
 /**
+ * Lines held while the target is busy are joined into one string every this
+ * many: pino builds each line by concatenation, and V8 keeps such a string as
+ * a tree of pieces several times its length until it is flattened. Held
+ * lines therefore cost about their own length, which is what the limit counts.
+ */
+const JOIN_EVERY = 256;
+
+/**
  * A line output that never holds more than `limit` characters (about bytes:
- * log lines are ASCII JSON) waiting for a slow or stuck reader, and never
- * blocks: lines that do not fit are dropped and counted.
+ * log lines are ASCII JSON) for a slow or stuck reader, and never blocks:
+ * lines that do not fit are dropped and counted.
  *
- * The target must write asynchronously without blocking the event loop,
- * as process.stdout and process.stderr do on a pipe, a socket or a terminal
- * switched to non-blocking writes (see stdio.ts); on a file they write
- * synchronously, which cannot stall. Its writableLength is then exactly
- * what Node holds in memory for it, which is what the limit bounds.
+ * The lines of one event-loop turn leave in one write, and one write at a
+ * time is handed to the target; lines written meanwhile wait here and leave
+ * together when it is done. The target must write without blocking the
+ * event loop, as process.stdout and process.stderr do on a pipe, a socket or
+ * a terminal switched to non-blocking writes (see stdio.ts); on a file they
+ * write synchronously, which cannot stall.
  *
  * Once a line is dropped, every line is dropped until the target has written
- * everything queued (so a stuck reader gives one stall with one pair of
- * notices, not a warning per line), and the second notice says how many.
+ * everything queued, so a stuck reader gives one stall with one pair of
+ * notices, not a warning per line; the second notice says how many.
  */
 export class BoundedOutput {
   /** Every line dropped since the start: the counter behind agentd_log_lines_dropped_total. */
   droppedLines = 0;
+  private held: string[] = [];
+  private heldLength = 0;
+  private joinedUpTo = 0;
+  /** The characters handed to the target in the write not yet called back. */
+  private inFlight = 0;
+  private scheduled = false;
   private droppingSince: number | null = null;
   private broken = false;
   private readonly flushWaiters: Array<() => void> = [];
-  /** One callback for every write, bound once: it runs when that write has left the process. */
   private readonly written = (err?: Error | null): void => this.onWritten(err);
+  private readonly writeHeld = (): void => {
+    this.scheduled = false;
+    this.handOver();
+  };
 
   constructor(
     private readonly target: Writable,
-    /** Most characters held for the target; set from AGENTD_LOG_BUFFER once the configuration is read. */
+    /** Most characters held for the target; serve sets it from AGENTD_LOG_BUFFER once the configuration is read. */
     public limit: number,
     private readonly notices: DropNotices,
   ) {
-    // A reader that went away (EPIPE) must not crash the server: the output
+    // A reader that went away (EPIPE) must not crash the process: the output
     // goes quiet and keeps counting what it drops.
-    target.on("error", () => {
-      this.broken = true;
-      this.wakeFlushWaiters();
-    });
+    target.on("error", () => this.fail());
   }
 
   /** Queues one line (or several, newline-terminated) unless that would exceed the limit. */
   write(text: string): boolean {
     if (this.broken || this.droppingSince !== null) return this.drop();
-    if (this.target.writableLength + text.length > this.limit) {
+    if (this.inFlight + this.heldLength + text.length > this.limit) {
       this.droppingSince = this.droppedLines;
-      this.target.write(this.notices.dropping(this.limit), this.written);
+      this.hold(this.notices.dropping(this.limit));
       return this.drop();
     }
-    this.target.write(text, this.written);
+    this.hold(text);
     return true;
   }
 
-  /** Calls back once everything queued has been written, or the target has failed. Used by pino's logger.flush(). */
+  /** Calls back once everything queued has been written, or the target has failed. Also what pino's logger.flush() calls. */
   flush(callback: () => void): void {
     if (this.idle()) process.nextTick(callback);
     else this.flushWaiters.push(callback);
@@ -78,26 +93,59 @@ export class BoundedOutput {
     });
   }
 
+  private hold(text: string): void {
+    this.held.push(text);
+    this.heldLength += text.length;
+    if (this.held.length - this.joinedUpTo >= JOIN_EVERY) {
+      this.held.push(this.held.splice(this.joinedUpTo).join(""));
+      this.joinedUpTo = this.held.length;
+    }
+    if (this.inFlight === 0 && !this.scheduled) {
+      this.scheduled = true;
+      setImmediate(this.writeHeld);
+    }
+  }
+
+  /** Hands everything held to the target in one write, unless a write is still in flight. */
+  private handOver(): void {
+    if (this.inFlight > 0 || this.heldLength === 0) return;
+    const text = this.held.length === 1 ? this.held[0]! : this.held.join("");
+    this.held = [];
+    this.heldLength = 0;
+    this.joinedUpTo = 0;
+    this.inFlight = text.length;
+    this.target.write(text, this.written);
+  }
+
   private drop(): false {
     this.droppedLines++;
     return false;
   }
 
   private idle(): boolean {
-    return this.broken || this.target.writableLength === 0;
+    return this.broken || (this.inFlight === 0 && this.heldLength === 0 && !this.scheduled);
+  }
+
+  private fail(): void {
+    this.broken = true;
+    this.held = [];
+    this.heldLength = 0;
+    this.wakeFlushWaiters();
   }
 
   private onWritten(err?: Error | null): void {
-    if (err) this.broken = true;
-    if (!this.idle()) return;
-    if (this.droppingSince !== null && !this.broken) {
+    this.inFlight = 0;
+    if (err) return this.fail();
+    if (this.heldLength > 0) return this.handOver();
+    if (this.droppingSince !== null) {
+      // Everything held has been written: the output takes writes again. Say
+      // what was lost, in the place it was lost.
       const count = this.droppedLines - this.droppingSince;
       this.droppingSince = null;
-      // The output takes writes again: say what was lost, in the place it was lost.
-      this.target.write(this.notices.dropped(count), this.written);
+      this.hold(this.notices.dropped(count));
       return;
     }
-    this.wakeFlushWaiters();
+    if (this.idle()) this.wakeFlushWaiters();
   }
 
   private wakeFlushWaiters(): void {
