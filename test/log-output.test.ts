@@ -3,12 +3,13 @@
 // stops reading (child.stdout.pause(): Node then stops reading from the
 // socket once its own 64 KiB buffer is full, and the socket's buffer fills
 // behind it), as a stalled log shipper or a paused terminal would.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { closeSync, constants, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { spawnAgentd, type AgentdProcess } from "./helpers/process.js";
+import { runAgentd, spawnAgentd, type AgentdProcess } from "./helpers/process.js";
 
 const TOKEN = "log-output-test-admin-token";
 const SHUTDOWN_TIMEOUT_MS = 2000;
@@ -231,3 +232,39 @@ describe("a healthy reader", () => {
     expect((await stop(server)).code).toBe(0);
   });
 });
+
+describe("an admin command whose standard output is full and never read", () => {
+  it("gives up within its deadline: exit code 1, the reason on standard error", async () => {
+    const fifo = path.join(dataDir, "stalled.fifo");
+    execFileSync("mkfifo", [fifo]);
+    // The read end stays open here and is never read; the pipe is filled first.
+    const readEnd = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK);
+    const filled = fillPipe(readEnd);
+    expect(filled).toBeGreaterThanOrEqual(4096);
+    // The command gets a blocking write end of that full pipe, as with `agentd token create | stalled-reader`.
+    const writeEnd = openSync(fifo, constants.O_WRONLY);
+    try {
+      // Killed (code null) if it had not ended within 30 s.
+      const result = await runAgentd(["token", "create", "--acl", "agentd.#"], { AGENTD_DATA_DIR: dataDir }, { cwd: dataDir, stdout: writeEnd, timeoutMs: 30_000 });
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr).toMatch(/^agentd: standard output not written within \d+ ms/m);
+    } finally {
+      closeSync(writeEnd);
+      closeSync(readEnd);
+    }
+  });
+});
+
+/** Writes into a non-blocking pipe until it is full; returns how many bytes it took. */
+function fillPipe(fd: number): number {
+  const chunk = Buffer.alloc(4096, "x");
+  let total = 0;
+  for (;;) {
+    try {
+      total += writeSync(fd, chunk);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "EAGAIN") return total;
+      throw err;
+    }
+  }
+}

@@ -152,6 +152,17 @@ function check(answer: AdminResponse): Extract<AdminResponse, { ok: true }> {
   throw new CliFailure([`agentd: ${answer.error}`, ...problems].join("\n"));
 }
 
+/**
+ * Prints what a command produced on standard output and makes sure it left:
+ * a token that nobody could read is a failure, not a success with the token lost.
+ */
+async function printResult(text: string): Promise<void> {
+  const kept = stdio.stdout.write(text);
+  if (!kept || !(await stdio.stdout.flushWithin(FINAL_FLUSH_MS))) {
+    throw new CliFailure(`agentd: standard output not written within ${FINAL_FLUSH_MS} ms (is anything reading it?)`);
+  }
+}
+
 function parseTtl(value: string): number {
   const millis = /^\d+$/.test(value) ? Number(value) * 1000 : ms(value as ms.StringValue);
   if (typeof millis !== "number" || !Number.isFinite(millis) || millis < 1000) {
@@ -182,7 +193,7 @@ function program(): Command {
     .option("--ttl <duration>", "expire after this long (e.g. 30m, 12h, 7d); default: never", parseTtl)
     .action(async (options: { acl: string[]; ttl?: number }) => {
       const answer = check(await admin({ op: "token.create", acls: options.acl, ttlSeconds: options.ttl ?? null }));
-      stdio.stdout.write(`${answer.token}\n`);
+      await printResult(`${answer.token}\n`);
     });
   token
     .command("revoke")
