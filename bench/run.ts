@@ -6,6 +6,7 @@
 //   npm run bench -- --quick            # 1 round of 2 s: smoke test
 //   npm run bench -- --rounds 5 --duration 15 --only 'server|framework'
 //   npm run bench -- --json out.json --cpu-prof /tmp/prof
+//   npm run bench -- --server-stdout pipe   # the server's log into a pipe read here, not /dev/null
 import { randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -23,7 +24,7 @@ import {
   writeCertificate,
   type OperationName,
 } from "./fixtures.js";
-import { choosePinning, freePort, memory, request, runToEnd, stop, waitFor } from "./processes.js";
+import { choosePinning, cpuSeconds, freePort, memory, request, runToEnd, stop, waitFor } from "./processes.js";
 import { report, type CellResult, type RunInfo } from "./report.js";
 import { serverEnv, spawnServer, targetSpecs, type BenchContext, type RunningTarget, type TargetSpec } from "./targets.js";
 
@@ -41,6 +42,7 @@ const { values: flags } = parseArgs({
     json: { type: "string" },
     "cpu-prof": { type: "string" },
     "database-url": { type: "string" },
+    "server-stdout": { type: "string", default: "null" },
   },
 });
 
@@ -58,6 +60,11 @@ const settings = {
   connections: Math.round(positive("connections", flags.connections, 32)),
   coldStarts: Math.round(positive("cold-starts", flags["cold-starts"], flags.quick ? 1 : 5)),
 };
+function stdoutSetting(raw: string | undefined): "null" | "pipe" {
+  if (raw === "null" || raw === "pipe") return raw;
+  throw new Error(`--server-stdout must be null or pipe, got ${raw}`);
+}
+const serverStdout = stdoutSetting(flags["server-stdout"]);
 const only = flags.only === undefined ? null : new RegExp(flags.only);
 const postgresUrl = flags["database-url"] ?? process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
@@ -176,7 +183,7 @@ async function main(): Promise<void> {
   let failed = true;
   try {
     const cert = await writeCertificate(work);
-    const ctx: BenchContext = { repo, work, cert, core: pinning.target, serverNodeFlags: [] };
+    const ctx: BenchContext = { repo, work, cert, core: pinning.target, serverNodeFlags: [], serverStdout };
     const agentsFile = path.join(work, "agents.json");
     await writeFile(agentsFile, JSON.stringify(benchAgents()));
     const cli = path.join(repo, "dist", "server", "cli", "agentd.js");
@@ -247,7 +254,10 @@ async function main(): Promise<void> {
       // Alternate the order so no target always runs first (or last) after a given neighbour.
       const order = round % 2 === 0 ? cells : [...cells].reverse();
       for (const cell of order) {
+        const cpuBefore = cpuSeconds(cell.target.main.pid);
         const result = await drive(pinning.load, driveSpec(cell.target, cell.op));
+        const cpuAfter = cpuSeconds(cell.target.main.pid);
+        result.cpuUsPerAnswer = cpuBefore === null || cpuAfter === null || result.expected === 0 ? NaN : ((cpuAfter - cpuBefore) / result.expected) * 1e6;
         const key = `${cell.spec.key}/${cell.op}`;
         results.set(key, [...(results.get(key) ?? []), result]);
         log(`round ${round + 1}: ${key} ${result.rps.toFixed(0)} req/s p50 ${result.p50.toFixed(2)} p99 ${result.p99.toFixed(2)} ms${result.unexpected + result.errors > 0 ? ` (${result.unexpected} unexpected, ${result.errors} errors)` : ""}`);
@@ -283,6 +293,7 @@ async function main(): Promise<void> {
         }, {}),
         errors: rounds.reduce((sum, r) => sum + r.errors + r.timeouts, 0),
         peakRssMiB: memories.get(spec.key)?.peakMiB ?? null,
+        cpuUsPerAnswer: median(rounds.map((r) => r.cpuUsPerAnswer ?? NaN)),
       };
     });
 
@@ -294,6 +305,7 @@ async function main(): Promise<void> {
       node: process.version,
       pinning: pinning.target === null ? "none (taskset unavailable or a single core)" : `targets on core ${pinning.target}, autocannon on core ${pinning.load} (taskset)`,
       ...settings,
+      serverStdout,
       coldStartsMs: cold,
       coldStartMs: median(cold),
       loadAverage: [loadBefore, loadAfter],
