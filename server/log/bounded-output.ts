@@ -21,9 +21,9 @@ const JOIN_EVERY = 256;
  * log lines are ASCII JSON) for a slow or stuck reader, and never blocks:
  * lines that do not fit are dropped and counted.
  *
- * The lines of one event-loop turn leave in one write, and one write at a
- * time is handed to the target; lines written meanwhile wait here and leave
- * together when it is done. The target must write without blocking the
+ * One write at a time is handed to the target; lines written meanwhile wait
+ * here and leave together, in one write, when it is done (so under load many
+ * lines share one system call). The target must write without blocking the
  * event loop, as process.stdout and process.stderr do on a pipe, a socket or
  * a terminal switched to non-blocking writes (see stdio.ts); on a file they
  * write synchronously, which cannot stall.
@@ -40,15 +40,10 @@ export class BoundedOutput {
   private joinedUpTo = 0;
   /** The characters handed to the target in the write not yet called back. */
   private inFlight = 0;
-  private scheduled = false;
   private droppingSince: number | null = null;
   private broken = false;
   private readonly flushWaiters: Array<() => void> = [];
   private readonly written = (err?: Error | null): void => this.onWritten(err);
-  private readonly writeHeld = (): void => {
-    this.scheduled = false;
-    this.handOver();
-  };
 
   constructor(
     private readonly target: Writable,
@@ -100,10 +95,7 @@ export class BoundedOutput {
       this.held.push(this.held.splice(this.joinedUpTo).join(""));
       this.joinedUpTo = this.held.length;
     }
-    if (this.inFlight === 0 && !this.scheduled) {
-      this.scheduled = true;
-      setImmediate(this.writeHeld);
-    }
+    if (this.inFlight === 0) this.handOver();
   }
 
   /** Hands everything held to the target in one write, unless a write is still in flight. */
@@ -123,7 +115,7 @@ export class BoundedOutput {
   }
 
   private idle(): boolean {
-    return this.broken || (this.inFlight === 0 && this.heldLength === 0 && !this.scheduled);
+    return this.broken || (this.inFlight === 0 && this.heldLength === 0);
   }
 
   private fail(): void {

@@ -1,7 +1,8 @@
 import { pino, type Logger, type LoggerOptions } from "pino";
+import type { Config } from "../config/config.js";
 import type { BoundedOutput, DropNotices } from "./bounded-output.js";
 
-export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+type LogLevel = Config["logLevel"];
 
 function options(level: LogLevel): LoggerOptions {
   return { level, base: { service: "agentd" } };
