@@ -37,6 +37,8 @@ export interface DriveResult {
   errors: number;
   timeouts: number;
   seconds: number;
+  /** Filled in by the runner: the target process's CPU time (user + system) per expected answer, in µs. */
+  cpuUsPerAnswer?: number;
 }
 
 function percentile(sorted: Float64Array, q: number): number {

@@ -39,7 +39,7 @@ const work = await mkdtemp(path.join(os.tmpdir(), "agentd-bench-events-"));
 const pinning = choosePinning(os.cpus().length);
 try {
   const cert = await writeCertificate(work);
-  const ctx: BenchContext = { repo, work, cert, core: pinning.target, serverNodeFlags: [] };
+  const ctx: BenchContext = { repo, work, cert, core: pinning.target, serverNodeFlags: [], serverStdout: "null" };
   const agentsFile = path.join(work, "agents.json");
   await writeFile(agentsFile, JSON.stringify(benchAgents()));
   const cli = path.join(repo, "dist", "server", "cli", "agentd.js");

@@ -94,7 +94,7 @@ export async function runGrowth(options: GrowthOptions): Promise<GrowthResult> {
   const pinning = choosePinning(os.availableParallelism());
   const work = await mkdtemp(path.join(os.tmpdir(), "agentd-growth-"));
   const cert = await writeCertificate(work);
-  const ctx: BenchContext = { repo: options.repo, work, cert, core: pinning.target, serverNodeFlags: [] };
+  const ctx: BenchContext = { repo: options.repo, work, cert, core: pinning.target, serverNodeFlags: [], serverStdout: "null" };
   const cli = path.join(options.repo, "dist", "server", "cli", "agentd.js");
   const agentd = (args: string[], settings: Record<string, string>) =>
     runToEnd(process.execPath, [cli, ...args], { core: ctx.core, cwd: work, env: serverEnv(ctx, settings) });

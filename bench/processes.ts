@@ -129,6 +129,25 @@ export function memory(pid: number | undefined): { peakMiB: number; rssMiB: numb
   }
 }
 
+/** Clock ticks per second of /proc/<pid>/stat's times (USER_HZ, 100 on Linux). */
+const CLOCK_TICKS = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout?.trim()) || 100;
+
+/**
+ * CPU time a live process has used so far, user and system, in seconds
+ * (/proc, Linux); null elsewhere. Unlike req/s, CPU per answer hardly moves
+ * when other work shares the machine: it compares code, not load.
+ */
+export function cpuSeconds(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    // The fields after the command name, which is in parentheses and may contain spaces.
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "").split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+
 /** SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone. */
 export function stop(child: ChildProcess, graceMs = 5000): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();

@@ -17,6 +17,8 @@ export interface CellResult {
   unexpectedStatuses: Record<string, number>;
   errors: number;
   peakRssMiB: number | null;
+  /** Median over the rounds of the main process's CPU time per expected answer, in µs. */
+  cpuUsPerAnswer: number;
 }
 
 export interface RunInfo {
@@ -31,6 +33,8 @@ export interface RunInfo {
   warmupSeconds: number;
   connections: number;
   coldStarts: number;
+  /** Where the servers' log went: /dev/null, or a pipe the runner read. */
+  serverStdout: "null" | "pipe";
   coldStartsMs: number[];
   coldStartMs: number;
   /** 1-minute load average when the run started and when the load ended: other work on the machine skews every figure. */
@@ -49,17 +53,17 @@ export function report(info: RunInfo, cells: CellResult[]): string {
     `Run ${info.date} · ${info.command}`,
     `Machine: ${info.cores} cores, ${info.cpu}, Node ${info.node}; pinning: ${info.pinning}; 1-min load average ${fixed(info.loadAverage[0], 1)} at start, ${fixed(info.loadAverage[1], 1)} at the end`,
     `Load: autocannon, ${info.connections} connections, keep-alive, no pipelining; ${info.warmupSeconds} s warm-up per cell, then ${info.rounds} round(s) of ${info.durationSeconds} s, order alternating; medians.`,
-    "Servers: compiled dist/, rate limit DISABLED (AGENTD_RATE_LIMIT=0), log level info (default) with stdout to /dev/null, TLS on 127.0.0.1.",
+    `Servers: compiled dist/, rate limit DISABLED (AGENTD_RATE_LIMIT=0), log level info (default) with stdout ${info.serverStdout === "pipe" ? "into a pipe the runner reads and discards" : "to /dev/null"}, TLS on 127.0.0.1.`,
     "",
-    "| target | operation | req/s | p50 ms | p99 ms | × limit | × framework | peak RSS MiB | req/s per round | notes |",
-    "|---|---|--:|--:|--:|--:|--:|--:|---|---|",
+    "| target | operation | req/s | p50 ms | p99 ms | × limit | × framework | peak RSS MiB | CPU µs/answer | req/s per round | notes |",
+    "|---|---|--:|--:|--:|--:|--:|--:|--:|---|---|",
   );
   for (const cell of cells) {
     const notes: string[] = [];
     if (cell.unexpected > 0) notes.push(`${cell.unexpected} unexpected: ${JSON.stringify(cell.unexpectedStatuses)}`);
     if (cell.errors > 0) notes.push(`${cell.errors} errors/time-outs`);
     lines.push(
-      `| ${cell.label} | ${OPERATIONS[cell.op].label} | ${fixed(cell.rps, 0)} | ${fixed(cell.p50, 2)} | ${fixed(cell.p99, 2)} | ${fixed(ratio(cell.rps, find("limit", cell.op)?.rps), 2)} | ${fixed(ratio(cell.rps, find("framework", cell.op)?.rps), 2)} | ${cell.peakRssMiB === null ? "–" : fixed(cell.peakRssMiB, 0)} | ${cell.rounds.join(", ")} | ${notes.join("; ")} |`,
+      `| ${cell.label} | ${OPERATIONS[cell.op].label} | ${fixed(cell.rps, 0)} | ${fixed(cell.p50, 2)} | ${fixed(cell.p99, 2)} | ${fixed(ratio(cell.rps, find("limit", cell.op)?.rps), 2)} | ${fixed(ratio(cell.rps, find("framework", cell.op)?.rps), 2)} | ${cell.peakRssMiB === null ? "–" : fixed(cell.peakRssMiB, 0)} | ${fixed(cell.cpuUsPerAnswer, 0)} | ${cell.rounds.join(", ")} | ${notes.join("; ")} |`,
     );
   }
   lines.push("", `Cold start (process start to first 200, existing PGlite data dir): median ${fixed(info.coldStartMs, 0)} ms of ${info.coldStartsMs.length} (${info.coldStartsMs.map((t) => t.toFixed(0)).join(", ")} ms)`);

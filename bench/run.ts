@@ -7,6 +7,7 @@
 //   npm run bench -- --rounds 5 --duration 15 --only 'server|framework'
 //   npm run bench -- --json out.json --cpu-prof /tmp/prof
 //   npm run bench -- --quick --growth-only --sizes 100,10000   # the growth table alone
+//   npm run bench -- --server-stdout pipe   # the server's log into a pipe read here, not /dev/null
 //
 // After the main table (100 agents, every target) comes the growth table
 // (bench/growth.ts): 100 to 100,000 agents on PGlite and PostgreSQL.
@@ -31,7 +32,7 @@ import { freePort } from "../test/helpers/ports.js";
 import { createDatabase } from "./database.js";
 import { GROWTH_SIZES, runGrowth } from "./growth.js";
 import { growthReport } from "./growth-report.js";
-import { choosePinning, memory, request, runDrive, runToEnd, stop, waitFor } from "./processes.js";
+import { choosePinning, cpuSeconds, memory, request, runDrive, runToEnd, stop, waitFor } from "./processes.js";
 import { median } from "./stats.js";
 import { report, type CellResult, type RunInfo } from "./report.js";
 import { serverEnv, spawnServer, targetSpecs, type BenchContext, type RunningTarget, type TargetSpec } from "./targets.js";
@@ -53,6 +54,7 @@ const { values: flags } = parseArgs({
     "growth-only": { type: "boolean", default: false },
     "skip-growth": { type: "boolean", default: false },
     sizes: { type: "string" },
+    "server-stdout": { type: "string", default: "null" },
   },
 });
 
@@ -70,6 +72,11 @@ const settings = {
   connections: Math.round(positive("connections", flags.connections, 32)),
   coldStarts: Math.round(positive("cold-starts", flags["cold-starts"], flags.quick ? 1 : 5)),
 };
+function stdoutSetting(raw: string | undefined): "null" | "pipe" {
+  if (raw === "null" || raw === "pipe") return raw;
+  throw new Error(`--server-stdout must be null or pipe, got ${raw}`);
+}
+const serverStdout = stdoutSetting(flags["server-stdout"]);
 const only = flags.only === undefined ? null : new RegExp(flags.only);
 const postgresUrl = flags["database-url"] ?? process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
@@ -154,7 +161,7 @@ async function mainTable(): Promise<{ info: RunInfo; cells: CellResult[] }> {
   let failed = true;
   try {
     const cert = await writeCertificate(work);
-    const ctx: BenchContext = { repo, work, cert, core: pinning.target, serverNodeFlags: [] };
+    const ctx: BenchContext = { repo, work, cert, core: pinning.target, serverNodeFlags: [], serverStdout };
     const agentsFile = path.join(work, "agents.json");
     await writeFile(agentsFile, JSON.stringify(benchAgents()));
     const cli = path.join(repo, "dist", "server", "cli", "agentd.js");
@@ -226,7 +233,10 @@ async function mainTable(): Promise<{ info: RunInfo; cells: CellResult[] }> {
       // Alternate the order so no target always runs first (or last) after a given neighbour.
       const order = round % 2 === 0 ? cells : [...cells].reverse();
       for (const cell of order) {
+        const cpuBefore = cpuSeconds(cell.target.main.pid);
         const result = await drive(pinning.load, driveSpec(cell.target, cell.op));
+        const cpuAfter = cpuSeconds(cell.target.main.pid);
+        result.cpuUsPerAnswer = cpuBefore === null || cpuAfter === null || result.expected === 0 ? NaN : ((cpuAfter - cpuBefore) / result.expected) * 1e6;
         const key = `${cell.spec.key}/${cell.op}`;
         results.set(key, [...(results.get(key) ?? []), result]);
         log(`round ${round + 1}: ${key} ${result.rps.toFixed(0)} req/s p50 ${result.p50.toFixed(2)} p99 ${result.p99.toFixed(2)} ms${result.unexpected + result.errors > 0 ? ` (${result.unexpected} unexpected, ${result.errors} errors)` : ""}`);
@@ -262,6 +272,7 @@ async function mainTable(): Promise<{ info: RunInfo; cells: CellResult[] }> {
         }, {}),
         errors: rounds.reduce((sum, r) => sum + r.errors + r.timeouts, 0),
         peakRssMiB: memories.get(spec.key)?.peakMiB ?? null,
+        cpuUsPerAnswer: median(rounds.map((r) => r.cpuUsPerAnswer ?? NaN)),
       };
     });
 
@@ -273,6 +284,7 @@ async function mainTable(): Promise<{ info: RunInfo; cells: CellResult[] }> {
       node: process.version,
       pinning: pinning.target === null ? "none (taskset unavailable or a single core)" : `targets on core ${pinning.target}, autocannon on core ${pinning.load} (taskset)`,
       ...settings,
+      serverStdout,
       coldStartsMs: cold,
       coldStartMs: median(cold),
       loadAverage: [loadBefore, loadAfter],

@@ -16,6 +16,8 @@ export interface BenchContext {
   core: number | null;
   /** Extra node flags for the shipped server (e.g. --cpu-prof). */
   serverNodeFlags: string[];
+  /** Where the shipped server's log goes: /dev/null, or a pipe this process reads and discards (as a log shipper would). */
+  serverStdout: "null" | "pipe";
 }
 
 export interface RunningTarget {
@@ -74,16 +76,18 @@ export function serverEnv(ctx: BenchContext, settings: Record<string, string>): 
   };
 }
 
-/** `agentd serve` from dist/, logging at its default level (info) to stdout, which goes to /dev/null. */
+/** `agentd serve` from dist/, logging at its default level (info) to stdout: /dev/null, or a pipe read and discarded here. */
 export function spawnServer(ctx: BenchContext, settings: Record<string, string>, log: string, nodeFlags: string[] = []): ChildProcess {
-  return spawnOn(process.execPath, [...nodeFlags, path.join(ctx.repo, "dist", "server", "cli", "agentd.js"), "serve"], {
+  const child = spawnOn(process.execPath, [...nodeFlags, path.join(ctx.repo, "dist", "server", "cli", "agentd.js"), "serve"], {
     core: ctx.core,
     // Not the repository: its .env must not configure the bench servers.
     cwd: ctx.work,
     env: serverEnv(ctx, settings),
-    stdout: "ignore",
+    stdout: ctx.serverStdout === "pipe" ? "pipe" : "ignore",
     stderr: path.join(ctx.work, log),
   });
+  child.stdout?.resume();
+  return child;
 }
 
 /** The limit (bare node:https) serving the bodies of `agents` bench agents, for the growth table. */

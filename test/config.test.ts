@@ -56,6 +56,7 @@ describe("defaults", () => {
         retryMaxMs: 60_000,
         pollMs: 500,
       },
+      logBufferBytes: 4_194_304,
     } satisfies Config);
   });
 
@@ -132,6 +133,7 @@ describe("valid values", () => {
       AGENTD_EVENT_RETRY_MIN: "100ms",
       AGENTD_EVENT_RETRY_MAX: "10s",
       AGENTD_EVENT_POLL_INTERVAL: "50ms",
+      AGENTD_LOG_BUFFER: "512kb",
     });
     expect(config).toEqual({
       host: "0.0.0.0",
@@ -167,6 +169,7 @@ describe("valid values", () => {
         retryMaxMs: 10_000,
         pollMs: 50,
       },
+      logBufferBytes: 524_288,
     } satisfies Config);
   });
 
@@ -175,6 +178,8 @@ describe("valid values", () => {
     expect(ok({ AGENTD_OPS_PORT: "OFF" }).opsPort).toBeNull();
     expect(ok({ AGENTD_BODY_LIMIT: "16384" }).bodyLimitBytes).toBe(16_384);
     expect(ok({ AGENTD_BODY_LIMIT: "16kb" }).bodyLimitBytes).toBe(16_384);
+    expect(ok({ AGENTD_LOG_BUFFER: "16384" }).logBufferBytes).toBe(16_384);
+    expect(ok({ AGENTD_LOG_BUFFER: "4mb" }).logBufferBytes).toBe(4_194_304);
     expect(ok({ AGENTD_AUTH_TIMEOUT: "2500" }).authTimeoutMs).toBe(2500);
     expect(ok({ AGENTD_AUTH_TIMEOUT: "2s" }).authTimeoutMs).toBe(2000);
     expect(ok({ AGENTD_SHUTDOWN_TIMEOUT: "1m" }).shutdownTimeoutMs).toBe(60_000);
@@ -237,6 +242,8 @@ describe("bad values name their variable", () => {
     ["AGENTD_DB_TIMEOUT", "forever", /duration/],
     ["AGENTD_DB_TIMEOUT", "30d", /duration/], // beyond what a timer can wait
     ["AGENTD_SHUTDOWN_TIMEOUT", "1x", /duration/],
+    ["AGENTD_LOG_BUFFER", "lots", /size in bytes/],
+    ["AGENTD_LOG_BUFFER", "1kb", /at least 16kb/],
     ["AGENTD_LOG_LEVEL", "verbose", /one of fatal, error, warn, info, debug, trace, silent/],
   ];
 

@@ -1,4 +1,4 @@
-// The slice of autocannon 9's programmatic API the bench uses (it ships no types).
+// The slice of autocannon 9's programmatic API the bench and the tests use (it ships no types).
 declare module "autocannon" {
   import type { EventEmitter } from "node:events";
   import type { ConnectionOptions } from "node:tls";
@@ -11,6 +11,8 @@ declare module "autocannon" {
     connections?: number;
     pipelining?: number;
     duration?: number;
+    /** Stop after this many requests instead of after `duration`. */
+    amount?: number;
     timeout?: number;
     tlsOptions?: ConnectionOptions;
   }
@@ -19,6 +21,8 @@ declare module "autocannon" {
     errors: number;
     timeouts: number;
     non2xx: number;
+    "2xx": number;
+    "4xx": number;
     requests: { total: number; average: number; sent: number };
     latency: { p50: number; p99: number };
     statusCodeStats?: Record<string, { count: number }>;

@@ -2,7 +2,7 @@
 import { readFile } from "node:fs/promises";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
 import ms from "ms";
-import { pino, type Logger } from "pino";
+import type { Logger } from "pino";
 import { adminSocketPath, callAdminChannel } from "../admin/channel.js";
 import { DataDirBusyError, lockDataDir } from "../admin/lock.js";
 import { runAdmin } from "../admin/operations.js";
@@ -10,12 +10,28 @@ import type { AdminRequest, AdminResponse } from "../admin/protocol.js";
 import type { Config } from "../config/config.js";
 import { loadConfig, loadDotEnv } from "../config/load.js";
 import { renderEnvHelp } from "../config/variables.js";
+import { createLogger } from "../log/logger.js";
+import { flushStdio, openStdio } from "../log/stdio.js";
 import { isLoopback } from "../ops/listener.js";
 import { openState } from "../state.js";
 
 /** Exit codes: 0 success, 1 failure, 2 usage or configuration error. */
 const FAILURE = 1;
 const USAGE = 2;
+
+/** What the CLI may hold for a reader of its output before it has read its configuration (messages, a token). */
+const MESSAGES_BUFFER_BYTES = 1024 * 1024;
+/** How long the output may take to be written before the process exits anyway, dropping the rest. */
+const FINAL_FLUSH_MS = 2000;
+/** On top of AGENTD_SHUTDOWN_TIMEOUT and the final flush: closing the database and the admin socket. */
+const SHUTDOWN_MARGIN_MS = 2000;
+
+/**
+ * Every byte the process prints goes through these: bounded, and never a
+ * write that blocks, so a reader that stops reading can neither grow the
+ * process's memory nor keep it from exiting.
+ */
+const stdio = openStdio(MESSAGES_BUFFER_BYTES);
 
 class CliFailure extends Error {
   constructor(
@@ -35,10 +51,11 @@ function configFromEnvironment(): Config {
   return result.config;
 }
 
-async function serve(): Promise<void> {
+/** Serves until SIGTERM or SIGINT, then resolves with the exit code once the server has stopped. */
+async function serve(): Promise<number> {
   const config = configFromEnvironment();
-  // Asynchronous writes: under load many lines leave in one write(2).
-  const logger = pino({ level: config.logLevel, base: { service: "agentd" } }, pino.destination({ dest: 1, sync: false }));
+  stdio.stdout.limit = config.logBufferBytes;
+  const logger = createLogger(stdio.stdout, config.logLevel);
   // Loaded here, not at the top: the HTTP stack (Express, the validator)
   // takes most of a second to load, which every admin command (import,
   // token) would otherwise pay for nothing.
@@ -74,23 +91,32 @@ async function serve(): Promise<void> {
       `  Try it:       curl --cacert ${server.certPath} -H "X-Auth-Token: ${server.adminToken}" ${server.url}/agents`,
     );
   }
-  process.stderr.write(lines.join("\n") + "\n\n");
+  stdio.stderr.write(lines.join("\n") + "\n\n");
 
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) process.exit(FAILURE);
-    stopping = true;
-    logger.info({ signal }, "shutting down");
-    server.close().then(
-      () => logger.flush(() => process.exit(0)),
-      (err: unknown) => {
-        logger.error({ err }, "shutdown failed");
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals) => {
+      // A second signal while the first stop waits for requests or the database: the operator insists.
+      if (stopping) process.exit(FAILURE);
+      stopping = true;
+      logger.info({ signal }, "shutting down");
+      // Whatever else hangs, the process ends within this bound (the log is never what hangs).
+      const bound = config.shutdownTimeoutMs + FINAL_FLUSH_MS + SHUTDOWN_MARGIN_MS;
+      setTimeout(() => {
+        stdio.stderr.write(`agentd: shutdown did not finish within ${bound} ms; exiting\n`);
         process.exit(FAILURE);
-      },
-    );
-  };
-  process.on("SIGTERM", stop);
-  process.on("SIGINT", stop);
+      }, bound).unref();
+      server.close().then(
+        () => resolve(0),
+        (err: unknown) => {
+          logger.error({ err }, "shutdown failed");
+          resolve(FAILURE);
+        },
+      );
+    };
+    process.on("SIGTERM", stop);
+    process.on("SIGINT", stop);
+  });
 }
 
 /**
@@ -100,7 +126,7 @@ async function serve(): Promise<void> {
  */
 async function admin(request: AdminRequest): Promise<AdminResponse> {
   const config = configFromEnvironment();
-  const logger = pino({ level: "warn" }, pino.destination(2));
+  const logger = createLogger(stdio.stderr, "warn");
   if (config.databaseUrl) return direct(config, logger, request);
 
   const socket = adminSocketPath(config.dataDir);
@@ -140,6 +166,17 @@ function check(answer: AdminResponse): Extract<AdminResponse, { ok: true }> {
   throw new CliFailure([`agentd: ${answer.error}`, ...problems].join("\n"));
 }
 
+/**
+ * Prints what a command produced on standard output and makes sure it left:
+ * a token that nobody could read is a failure, not a success with the token lost.
+ */
+async function printResult(text: string): Promise<void> {
+  const kept = stdio.stdout.write(text);
+  if (!kept || !(await stdio.stdout.flushWithin(FINAL_FLUSH_MS))) {
+    throw new CliFailure(`agentd: standard output not written within ${FINAL_FLUSH_MS} ms (is anything reading it?)`);
+  }
+}
+
 function parseTtl(value: string): number {
   const millis = /^\d+$/.test(value) ? Number(value) * 1000 : ms(value as ms.StringValue);
   if (typeof millis !== "number" || !Number.isFinite(millis) || millis < 1000) {
@@ -152,13 +189,16 @@ function program(): Command {
   const cli = new Command("agentd")
     .description("The agent service: serve the API and administer its tokens and agents.")
     .exitOverride()
+    .configureOutput({ writeOut: (text) => stdio.stdout.write(text), writeErr: (text) => stdio.stderr.write(text) })
     .showHelpAfterError();
 
   cli
     .command("serve", { isDefault: true })
     .description("serve the API over HTTPS (configured by AGENTD_* environment variables)")
     .addHelpText("after", "\n" + renderEnvHelp())
-    .action(serve);
+    .action(async () => {
+      served = await serve();
+    });
 
   const token = cli.command("token").description("manage embedded tokens");
   token
@@ -168,7 +208,7 @@ function program(): Command {
     .option("--ttl <duration>", "expire after this long (e.g. 30m, 12h, 7d); default: never", parseTtl)
     .action(async (options: { acl: string[]; ttl?: number }) => {
       const answer = check(await admin({ op: "token.create", acls: options.acl, ttlSeconds: options.ttl ?? null }));
-      process.stdout.write(`${answer.token}\n`);
+      await printResult(`${answer.token}\n`);
     });
   token
     .command("revoke")
@@ -177,7 +217,7 @@ function program(): Command {
     .action(async (value: string) => {
       const answer = check(await admin({ op: "token.revoke", token: value }));
       if (!answer.revoked) throw new CliFailure("agentd: no such token");
-      process.stderr.write("token revoked\n");
+      stdio.stderr.write("token revoked\n");
     });
 
   cli
@@ -192,22 +232,29 @@ function program(): Command {
         throw new CliFailure(`agentd: cannot read ${file}: ${(err as Error).message}`);
       }
       const answer = check(await admin({ op: "import", text }));
-      process.stderr.write(`imported ${answer.imported} agents\n`);
+      stdio.stderr.write(`imported ${answer.imported} agents\n`);
     });
 
   return cli;
 }
 
+/** The exit code of `serve` once it has stopped; admin commands that return succeeded. */
+let served = 0;
+let exitCode: number;
 try {
   await program().parseAsync(process.argv);
+  exitCode = served;
 } catch (err) {
   if (err instanceof CommanderError) {
-    process.exitCode = err.exitCode === 0 ? 0 : USAGE;
+    exitCode = err.exitCode === 0 ? 0 : USAGE;
   } else if (err instanceof CliFailure) {
-    process.stderr.write(err.message + "\n");
-    process.exitCode = err.exitCode;
+    stdio.stderr.write(err.message + "\n");
+    exitCode = err.exitCode;
   } else {
-    process.stderr.write(`agentd: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exitCode = FAILURE;
+    stdio.stderr.write(`agentd: ${err instanceof Error ? err.message : String(err)}\n`);
+    exitCode = FAILURE;
   }
 }
+// Whatever the reader of the output does, the process ends within the flush deadline.
+await flushStdio(stdio, FINAL_FLUSH_MS);
+process.exit(exitCode);

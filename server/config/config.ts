@@ -37,6 +37,8 @@ export interface Config {
   /** How long a stop keeps serving with /readyz at 503 before it stops accepting connections. */
   drainDelayMs: number;
   logLevel: LogLevel;
+  /** Most log output held in memory for a slow or stuck reader of standard output. */
+  logBufferBytes: number;
   /** Where the events go (server/events/); no sink: no event is recorded. */
   events: EventsConfig;
 }

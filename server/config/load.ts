@@ -81,6 +81,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     opsPort: optional(V.opsPort),
     drainDelayMs: required(V.drainDelayMs),
     logLevel: required(V.logLevel),
+    logBufferBytes: required(V.logBufferBytes),
     events: {
       busUrl: optional(V.busUrl),
       busExchange: required(V.busExchange),

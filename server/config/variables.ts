@@ -134,13 +134,7 @@ export const VARIABLES = {
     name: "AGENTD_BODY_LIMIT",
     default: "16kb",
     description: "Largest request body accepted (bytes, or with a unit: 16kb, 1mb); larger answers 413.",
-    parse: (raw) => {
-      const value = bytes.parse(raw);
-      if (value === null || !Number.isSafeInteger(value) || value < 1 || !/^\d+(\.\d+)?\s*([kmgtp]?b)?$/i.test(raw)) {
-        throw new Error("must be a size in bytes like 16384, 16kb or 1mb");
-      }
-      return value;
-    },
+    parse: (raw) => size(raw, 1, "16384, 16kb or 1mb"),
   }),
   rateLimit: variable({
     name: "AGENTD_RATE_LIMIT",
@@ -281,6 +275,13 @@ export const VARIABLES = {
       return level;
     },
   }),
+  logBufferBytes: variable({
+    name: "AGENTD_LOG_BUFFER",
+    default: "4mb",
+    description:
+      "Most log output held in memory while standard output is not read (bytes, or with a unit: 512kb, 4mb; at least 16kb). Lines beyond it are dropped and counted, with a warning when dropping starts and one with the total when it stops.",
+    parse: (raw) => size(raw, 16 * 1024, "512kb or 4mb, at least 16kb"),
+  }),
 };
 
 export type Variables = typeof VARIABLES;
@@ -314,6 +315,14 @@ export function renderEnvHelp(): string {
     return `  ${v.name}${shown === null ? "" : ` (default: ${shown})`}\n      ${v.description}`;
   });
   return `Environment variables (also read from ./.env):\n${lines.join("\n")}\n`;
+}
+
+function size(raw: string, min: number, examples: string): number {
+  const value = bytes.parse(raw);
+  if (value === null || !Number.isSafeInteger(value) || value < min || !/^\d+(\.\d+)?\s*([kmgtp]?b)?$/i.test(raw)) {
+    throw new Error(`must be a size in bytes like ${examples}`);
+  }
+  return value;
 }
 
 function hostName(raw: string): string {

@@ -153,19 +153,20 @@ export async function spawnAgentd(
 export async function runAgentd(
   args: string[],
   env: Record<string, string>,
-  options: { cwd: string; timeoutMs?: number },
+  /** `stdout`: a file descriptor to write to instead of a pipe read here (then `stdout` is ""). */
+  options: { cwd: string; timeoutMs?: number; stdout?: number },
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const childEnv = agentdEnv({ AGENTD_LOG_LEVEL: "warn" }, env);
   const child = spawn(process.execPath, ["--import", TSX, CLI, ...args], {
     cwd: options.cwd,
     env: childEnv,
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["ignore", options.stdout ?? "pipe", "pipe"],
   });
   children.add(child);
   let stdout = "";
   let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
   const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? START_TIMEOUT_MS);
   const code = await new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)));
   clearTimeout(timer);

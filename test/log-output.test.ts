@@ -1,0 +1,270 @@
+// The log output under a reader that stops reading: `agentd serve` as a real
+// child process whose standard output is a socket pair this test process
+// stops reading (child.stdout.pause(): Node then stops reading from the
+// socket once its own 64 KiB buffer is full, and the socket's buffer fills
+// behind it), as a stalled log shipper or a paused terminal would.
+import { execFileSync } from "node:child_process";
+import { closeSync, constants, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import autocannon from "autocannon";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { runAgentd, spawnAgentd, type AgentdProcess } from "./helpers/process.js";
+
+const TOKEN = "log-output-test-admin-token";
+const SHUTDOWN_TIMEOUT_MS = 2000;
+/** The issue's bound on memory growth under a stuck reader. */
+const MAX_RSS_GROWTH = 64 * 1024 * 1024;
+/**
+ * A path whose log line is about 8 KB (the line has the URL; the answer is a
+ * 400 for the unknown query parameter): a hundred of them fill the socket
+ * pair (about 200 KB) and a 64 KB log buffer many times over, in little time.
+ */
+const LONG = `/agents/by-id/1?padding=${"x".repeat(8000)}`;
+/** The same with a 2 KB log line: 50,000 of them are 100 MB of log, well past the memory bound if it were kept. */
+const MEDIUM = `/agents/by-id/1?padding=${"x".repeat(2000)}`;
+
+// One data directory for every server here, one after the other: the
+// embedded database is created once.
+let dataDir: string;
+let agentd: AgentdProcess | undefined;
+
+beforeAll(() => {
+  dataDir = mkdtempSync(path.join(tmpdir(), "agentd-log-"));
+});
+afterEach(async () => {
+  if (agentd?.alive()) await agentd.kill("SIGKILL");
+  agentd = undefined;
+});
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+async function start(env: Record<string, string> = {}): Promise<AgentdProcess> {
+  agentd = await spawnAgentd(
+    {
+      AGENTD_DATA_DIR: dataDir,
+      AGENTD_ADMIN_TOKEN: TOKEN,
+      // One JSON line per request.
+      AGENTD_LOG_LEVEL: "info",
+      AGENTD_SHUTDOWN_TIMEOUT: `${SHUTDOWN_TIMEOUT_MS}ms`,
+      ...env,
+    },
+    { cwd: dataDir },
+  );
+  return agentd;
+}
+
+/** Resident memory of a process, in bytes (VmRSS of /proc/<pid>/status). */
+function rss(pid: number): number {
+  const kib = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+  if (kib === undefined) throw new Error(`no VmRSS for ${pid}`);
+  return Number(kib) * 1024;
+}
+
+/**
+ * Sends exactly `amount` requests for `pathAndQuery` over 16 keep-alive
+ * connections; resolves with how many were answered, by status class.
+ */
+function load(server: AgentdProcess, pathAndQuery: string, amount: number): Promise<{ ok: number; rejected: number }> {
+  return new Promise((resolve, reject) => {
+    autocannon(
+      { url: server.url + pathAndQuery, headers: { "x-auth-token": TOKEN }, connections: 16, amount, timeout: 30 },
+      (err, result) => (err ? reject(err) : resolve({ ok: result["2xx"], rejected: result["4xx"] })),
+    );
+  });
+}
+
+interface LogLine {
+  level: number;
+  msg: string;
+  reqId?: string;
+  statusCode?: number;
+  droppedLines?: number;
+}
+
+/** Sends `count` requests with an 8 KB log line each, one at a time. */
+async function fill(server: AgentdProcess, count: number): Promise<void> {
+  for (let i = 0; i < count; i++) expect((await server.call("GET", LONG, { token: TOKEN })).status).toBe(400);
+}
+
+/** The JSON lines received so far; every line must be one. */
+function lines(server: AgentdProcess): LogLine[] {
+  return server
+    .logs()
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line) as LogLine);
+}
+
+/** Waits (bounded) until `ready` holds for the lines received, then returns them. */
+async function linesWhen(server: AgentdProcess, ready: (all: LogLine[]) => boolean): Promise<LogLine[]> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const all = lines(server);
+    if (ready(all)) return all;
+    if (Date.now() > deadline) throw new Error(`log lines never got there; last lines:\n${server.logs().slice(-2000)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Sends SIGTERM and resolves with how the process ended and how long it took. */
+async function stop(server: AgentdProcess): Promise<{ code: number | null; ms: number }> {
+  const sent = performance.now();
+  const { code } = await server.kill("SIGTERM");
+  return { code, ms: performance.now() - sent };
+}
+
+const requestLines = (all: LogLine[]) => all.filter((line) => line.reqId !== undefined);
+const stalled = (all: LogLine[]) => all.filter((line) => line.msg.startsWith("log output stalled"));
+const resumed = (all: LogLine[]) => all.filter((line) => line.msg.startsWith("log output resumed"));
+
+describe("a reader that never reads", () => {
+  it("keeps serving with bounded memory, and SIGTERM still exits within AGENTD_SHUTDOWN_TIMEOUT + 5 s", async () => {
+    const server = await start();
+    server.child.stdout!.pause();
+    // RSS swings by tens of MB with the garbage collector's cycle, so the
+    // memory kept is read as the lowest of a few readings, before and after.
+    const readings = async (rounds: number): Promise<{ answered: number; lowest: number }> => {
+      let answered = 0;
+      let lowest = Infinity;
+      for (let i = 0; i < rounds; i++) {
+        answered += (await load(server, MEDIUM, 5_000)).rejected;
+        lowest = Math.min(lowest, rss(server.pid));
+      }
+      return { answered, lowest };
+    };
+    // Warm-up: the JIT and the caches settle; the pipe and the 4 MB log buffer fill.
+    const before = await readings(2);
+    expect(before.answered).toBe(10_000);
+    const during = await readings(7);
+    const after = await readings(3);
+    const answered = during.answered + after.answered;
+    expect(answered).toBe(50_000);
+    const growth = after.lowest - before.lowest;
+    expect(growth, `RSS grew by ${(growth / 2 ** 20).toFixed(1)} MiB`).toBeLessThan(MAX_RSS_GROWTH);
+    expect((await server.call("GET", "/agents/by-id/1", { token: TOKEN })).status).toBe(200);
+
+    const { code, ms } = await stop(server);
+    expect(code).toBe(0);
+    expect(ms).toBeLessThan(SHUTDOWN_TIMEOUT_MS + 5_000);
+
+    // What the socket held, read now: far fewer lines than requests, so the
+    // output really was stuck (not read in time by a busy test process).
+    const stdout = server.child.stdout!;
+    stdout.resume();
+    if (!stdout.readableEnded) await new Promise((resolve) => stdout.once("end", resolve));
+    expect(requestLines(lines(server)).length).toBeLessThan(answered / 2);
+  }, 300_000);
+
+  it("a second SIGTERM during the stop exits at once, with code 1", async () => {
+    const server = await start();
+    const stdout = server.child.stdout!;
+    stdout.pause();
+    await fill(server, 100);
+    // The first stop waits (up to its deadline) for the stuck output; the second ends it.
+    const exited = server.kill("SIGTERM");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    server.child.kill("SIGTERM");
+    expect((await exited).code).toBe(1);
+
+    stdout.resume();
+    if (!stdout.readableEnded) await new Promise((resolve) => stdout.once("end", resolve));
+    expect(lines(server).filter((line) => line.msg === "request completed" && line.statusCode === 400).length).toBeLessThan(100);
+  });
+});
+
+describe("a reader that stops, then reads again", () => {
+  it("drops what does not fit, says how much once it reads again, and logs on", async () => {
+    // A small buffer, so the test fills it quickly.
+    const server = await start({ AGENTD_LOG_BUFFER: "64kb" });
+    server.child.stdout!.pause();
+    const stuck = 300;
+    await fill(server, stuck);
+
+    server.child.stdout!.resume();
+    for (let i = 0; i < 20; i++) {
+      const answer = await server.call("GET", "/agents/by-id/2", { token: TOKEN, headers: { "x-request-id": `after-${i}` } });
+      expect(answer.status).toBe(200);
+    }
+    const all = await linesWhen(server, (got) => got.some((line) => line.reqId === "after-19"));
+
+    expect(stalled(all)).toHaveLength(1);
+    expect(resumed(all)).toHaveLength(1);
+    const [notice] = resumed(all);
+    expect(notice!.level).toBe(40);
+    expect(notice!.droppedLines).toBeGreaterThan(0);
+    expect(notice!.msg).toBe(`log output resumed: ${notice!.droppedLines} log lines dropped`);
+
+    // Every request of the stall is either in the log or counted as dropped,
+    // the notices stand where lines are missing, and logging goes on after them.
+    const noticeAt = all.indexOf(notice!);
+    expect(all.indexOf(stalled(all)[0]!)).toBeLessThan(noticeAt);
+    const beforeNotice = requestLines(all.slice(0, noticeAt));
+    expect(beforeNotice.length + notice!.droppedLines!).toBe(stuck);
+    expect(requestLines(all.slice(noticeAt)).map((line) => line.reqId)).toEqual(Array.from({ length: 20 }, (_, i) => `after-${i}`));
+
+    expect((await server.call("GET", "/agents", { token: TOKEN })).status).toBe(200);
+    expect((await stop(server)).code).toBe(0);
+  });
+});
+
+describe("a healthy reader", () => {
+  it("gets every line, in order, and none is dropped", async () => {
+    const server = await start();
+    const workers = 8;
+    const each = 250;
+    // Each worker's requests are sequential, so its lines must arrive in its order.
+    await Promise.all(
+      Array.from({ length: workers }, async (_, w) => {
+        for (let i = 0; i < each; i++) {
+          const answer = await server.call("GET", "/agents/by-id/1", { token: TOKEN, headers: { "x-request-id": `w${w}-${i}` } });
+          expect(answer.status).toBe(200);
+        }
+      }),
+    );
+    const all = await linesWhen(server, (got) => requestLines(got).length >= workers * each);
+    expect(stalled(all)).toEqual([]);
+    expect(resumed(all)).toEqual([]);
+    const ids = requestLines(all).map((line) => line.reqId!);
+    expect(ids).toHaveLength(workers * each);
+    for (let w = 0; w < workers; w++) {
+      expect(ids.filter((id) => id.startsWith(`w${w}-`))).toEqual(Array.from({ length: each }, (_, i) => `w${w}-${i}`));
+    }
+    expect((await stop(server)).code).toBe(0);
+  });
+});
+
+describe("an admin command whose standard output is full and never read", () => {
+  it("gives up within its deadline: exit code 1, the reason on standard error", async () => {
+    const fifo = path.join(dataDir, "stalled.fifo");
+    execFileSync("mkfifo", [fifo]);
+    // The read end stays open here and is never read; the pipe is filled first.
+    const readEnd = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK);
+    const filled = fillPipe(readEnd);
+    expect(filled).toBeGreaterThanOrEqual(4096);
+    // The command gets a blocking write end of that full pipe, as with `agentd token create | stalled-reader`.
+    const writeEnd = openSync(fifo, constants.O_WRONLY);
+    try {
+      // Killed (code null) if it had not ended within 30 s.
+      const result = await runAgentd(["token", "create", "--acl", "agentd.#"], { AGENTD_DATA_DIR: dataDir }, { cwd: dataDir, stdout: writeEnd, timeoutMs: 30_000 });
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr).toMatch(/^agentd: standard output not written within \d+ ms/m);
+    } finally {
+      closeSync(writeEnd);
+      closeSync(readEnd);
+    }
+  });
+});
+
+/** Writes into a non-blocking pipe until it is full; returns how many bytes it took. */
+function fillPipe(fd: number): number {
+  const chunk = Buffer.alloc(4096, "x");
+  let total = 0;
+  for (;;) {
+    try {
+      total += writeSync(fd, chunk);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "EAGAIN") return total;
+      throw err;
+    }
+  }
+}
