@@ -203,6 +203,9 @@ describe("a reader that stops, then reads again", () => {
     expect(requestLines(all.slice(noticeAt)).map((line) => line.reqId)).toEqual(Array.from({ length: 20 }, (_, i) => `after-${i}`));
 
     expect((await server.call("GET", "/agents", { token: TOKEN })).status).toBe(200);
+    // The operator sees the count too.
+    const metrics = await (await fetch(`${server.opsUrl}/metrics`)).text();
+    expect(metrics).toContain(`agentd_log_lines_dropped_total ${notice!.droppedLines}\n`);
     expect((await stop(server)).code).toBe(0);
   });
 });

@@ -67,6 +67,11 @@ async function serve(): Promise<number> {
     if (err instanceof DataDirBusyError) throw new CliFailure(`agentd: ${err.message}; refusing to start a second server on it`);
     throw err;
   }
+  server.metrics?.counterFrom(
+    "agentd_log_lines_dropped_total",
+    "Log lines dropped because standard output was not read fast enough (AGENTD_LOG_BUFFER was full).",
+    () => stdio.stdout.droppedLines + stdio.stderr.droppedLines,
+  );
   const lines = [
     `agentd is serving ${server.url}`,
     `  database:    ${config.databaseUrl ? "PostgreSQL" : `embedded (PGlite) in ${config.dataDir}`}`,
