@@ -47,7 +47,7 @@ describe("a crash right after a 204", () => {
 // Skipped only on a developer's machine without PostgreSQL, saying so (postgresTestUrl throws in CI).
 if (postgresTestUrl() === undefined) console.warn("AGENTD_TEST_DATABASE_URL is not set: skipping the three-instance events test on PostgreSQL");
 describe.runIf(postgresTestUrl() !== undefined)("three instances on one PostgreSQL", () => {
-  it("deliver every state change exactly once, in commit order per agent", async () => {
+  it("deliver every state change of concurrent pauses and unpauses exactly once, in commit order per agent", async () => {
     await ensureRabbit();
     const database = await freshPostgres();
     const exchange = `agentd-test-${randomBytes(4).toString("hex")}`;
@@ -59,6 +59,15 @@ describe.runIf(postgresTestUrl() !== undefined)("three instances on one PostgreS
     try {
       const db = await database.openMigrated();
       await new SqlAgentStore(db, await readOriginUuid(db, null)).upsert(Array.from({ length: AGENTS }, (_, i) => loggedIn(i + 1)));
+      // The truth to compare with: every change of an agent's pause state, in
+      // the order the row lock let them happen (one agent's updates queue on
+      // its row, so per agent this is commit order).
+      await db.query("CREATE TABLE pause_changes (seq bigserial PRIMARY KEY, number text, paused boolean, reason text)");
+      await db.query(`CREATE FUNCTION record_pause_change() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN INSERT INTO pause_changes (number, paused, reason) VALUES (NEW.number, NEW.paused, NEW.paused_reason); RETURN NEW; END $$`);
+      await db.query(`CREATE TRIGGER pause_changes AFTER UPDATE ON agents FOR EACH ROW
+        WHEN (OLD.paused IS DISTINCT FROM NEW.paused OR OLD.paused_reason IS DISTINCT FROM NEW.paused_reason)
+        EXECUTE FUNCTION record_pause_change()`);
       await db.close();
       for (let i = 0; i < 3; i++) {
         const dir = mkdtempSync(path.join(tmpdir(), "agentd-events-pg-"));
@@ -70,12 +79,15 @@ describe.runIf(postgresTestUrl() !== undefined)("three instances on one PostgreS
           ),
         );
       }
-      // Reasons from a small set, so some pauses change nothing and record no event.
-      const reasons = ["a", "b", "c", null];
+      // Pauses with reasons from a small set, and unpauses, so some requests
+      // change nothing and record no event.
+      const reasons = ["a", "b", "c", null, "unpause"];
       const answers = await Promise.all(
         Array.from({ length: PAUSES }, (_, i) => {
           const reason = reasons[(i * 7 + Math.floor(i / 3)) % reasons.length];
-          return instances[i % 3]!.call("POST", `/agents/by-number/${1001 + (i % AGENTS)}/pause`, {
+          const number = 1001 + (i % AGENTS);
+          if (reason === "unpause") return instances[i % 3]!.call("POST", `/agents/by-number/${number}/unpause`, { token: TOKEN });
+          return instances[i % 3]!.call("POST", `/agents/by-number/${number}/pause`, {
             token: TOKEN,
             ...(reason === null ? {} : { body: { reason } }),
           });
@@ -85,28 +97,35 @@ describe.runIf(postgresTestUrl() !== undefined)("three instances on one PostgreS
       const final = await Promise.all(
         Array.from({ length: AGENTS }, async (_, i) => (await instances[0]!.call("GET", `/agents/by-number/${1001 + i}`, { token: TOKEN })).json as { paused_reason: string | null }),
       );
-      // Every agent changed at least once (it started unpaused), and its last event is its final state.
-      const lastOf = (number: string) => consumer.messages.filter((m) => (m.body as { data: { agent_number: string } }).data.agent_number === number).at(-1);
-      await waitUntil(
-        () => final.every((status, i) => (lastOf(String(1001 + i))?.body as { data: { paused_reason: string } } | undefined)?.data.paused_reason === (status.paused_reason ?? "")),
-        "each agent's final state on the bus",
-      );
       // Nothing pending: the relays are done, and nothing more can arrive.
       const db2 = await database.open();
       await waitUntil(async () => (await db2.query<{ n: number }>("SELECT count(*)::int AS n FROM event_outbox"))[0]!.n === 0, "an empty outbox");
+      const changes = await db2.query<{ number: string; paused: boolean; reason: string | null }>("SELECT number, paused, reason FROM pause_changes ORDER BY seq");
       await db2.close();
+      await waitUntil(() => consumer.messages.length >= changes.length, `${changes.length} events on the bus (${consumer.messages.length} so far)`);
+      await new Promise((resolve) => setTimeout(resolve, 500)); // a duplicate, if one were sent, would be here by now
+
+      // Exactly the state changes, each once, in commit order per agent.
+      type Event = { name: string; data: { agent_number: string; paused: boolean; paused_reason: string } };
+      expect(changes.some((c) => !c.paused)).toBe(true); // unpauses took part
+      for (let i = 0; i < AGENTS; i++) {
+        const number = String(1001 + i);
+        const committed = changes
+          .filter((c) => c.number === number)
+          .map((c) => [c.paused ? "agent_paused" : "agent_unpaused", c.paused, c.reason ?? ""]);
+        const published = consumer.messages
+          .map((m) => m.body as Event)
+          .filter((b) => b.data.agent_number === number)
+          .map((b) => [b.name, b.data.paused, b.data.paused_reason]);
+        expect(published, `agent ${number}`).toEqual(committed);
+      }
 
       const ids = consumer.messages.map((m) => m.properties.messageId);
       expect(new Set(ids).size).toBe(ids.length); // exactly once
+      // And each agent's last event is the state the database kept.
       for (let i = 0; i < AGENTS; i++) {
-        const chain = consumer.messages
-          .map((m) => m.body as { data: { agent_number: string; paused_reason: string } })
-          .filter((b) => b.data.agent_number === String(1001 + i))
-          .map((b) => b.data.paused_reason);
-        // In commit order, every event is a change from the one before (a duplicate or a swap would repeat a reason) …
-        for (let k = 1; k < chain.length; k++) expect(chain[k], `agent ${1001 + i} event ${k}`).not.toBe(chain[k - 1]);
-        // … and the last one is the state the database kept.
-        expect(chain.at(-1)).toBe(final[i]!.paused_reason ?? "");
+        const last = consumer.messages.map((m) => m.body as Event).filter((b) => b.data.agent_number === String(1001 + i)).at(-1);
+        expect(last?.data.paused_reason).toBe(final[i]!.paused_reason ?? "");
       }
     } finally {
       await Promise.all(instances.map((p) => p.kill("SIGTERM")));
