@@ -1,8 +1,9 @@
-// The log output under a reader that stops reading: `agentd serve` as a real
-// child process whose standard output is a socket pair this test process
-// stops reading (child.stdout.pause(): Node then stops reading from the
-// socket once its own 64 KiB buffer is full, and the socket's buffer fills
-// behind it), as a stalled log shipper or a paused terminal would.
+// The output under a reader that stops reading, as a stalled log shipper or
+// a paused terminal would: `agentd serve` as a real child process whose
+// standard output is a socket pair this test process stops reading
+// (child.stdout.pause(): Node then stops reading from the socket once its
+// own 64 KiB buffer is full, and the socket's buffer fills behind it); and
+// an admin command writing into a full FIFO that nobody reads.
 import { execFileSync } from "node:child_process";
 import { closeSync, constants, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -206,6 +207,17 @@ describe("a reader that stops, then reads again", () => {
     // The operator sees the count too.
     const metrics = await (await fetch(`${server.opsUrl}/metrics`)).text();
     expect(metrics).toContain(`agentd_log_lines_dropped_total ${notice!.droppedLines}\n`);
+    expect((await stop(server)).code).toBe(0);
+  });
+});
+
+describe("a reader that goes away", () => {
+  it("does not take the server with it", async () => {
+    const server = await start();
+    // Our end of the socket closes: the server's next writes fail with EPIPE.
+    server.child.stdout!.destroy();
+    for (let i = 0; i < 50; i++) expect((await server.call("GET", "/agents/by-id/1", { token: TOKEN })).status).toBe(200);
+    expect(server.alive()).toBe(true);
     expect((await stop(server)).code).toBe(0);
   });
 });

@@ -33,8 +33,7 @@ const JOIN_EVERY = 256;
  * notices, not a warning per line; the second notice says how many.
  */
 export class BoundedOutput {
-  /** Every line dropped since the start: the counter behind agentd_log_lines_dropped_total. */
-  droppedLines = 0;
+  private dropped = 0;
   private held: string[] = [];
   private heldLength = 0;
   private joinedUpTo = 0;
@@ -56,11 +55,16 @@ export class BoundedOutput {
     target.on("error", () => this.fail());
   }
 
+  /** Every line dropped since the start: the counter behind agentd_log_lines_dropped_total. */
+  get droppedLines(): number {
+    return this.dropped;
+  }
+
   /** Queues one line (or several, newline-terminated) unless that would exceed the limit. */
   write(text: string): boolean {
     if (this.broken || this.droppingSince !== null) return this.drop();
     if (this.inFlight + this.heldLength + text.length > this.limit) {
-      this.droppingSince = this.droppedLines;
+      this.droppingSince = this.dropped;
       this.hold(this.notices.dropping(this.limit));
       return this.drop();
     }
@@ -110,7 +114,7 @@ export class BoundedOutput {
   }
 
   private drop(): false {
-    this.droppedLines++;
+    this.dropped++;
     return false;
   }
 
@@ -132,7 +136,7 @@ export class BoundedOutput {
     if (this.droppingSince !== null) {
       // Everything held has been written: the output takes writes again. Say
       // what was lost, in the place it was lost.
-      const count = this.droppedLines - this.droppingSince;
+      const count = this.dropped - this.droppingSince;
       this.droppingSince = null;
       this.hold(this.notices.dropped(count));
       return;
