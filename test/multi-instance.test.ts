@@ -176,17 +176,26 @@ describe.skipIf(pgUrl === undefined)("three instances on one PostgreSQL", () => 
     }
   }, 120_000);
 
-  it("300 concurrent pauses across instances: each answer as the state dictates, final state = serial replay in commit order", async () => {
+  /** A seeded round over the current state: the log emptied, the agents sorted by whether they are logged in. */
+  async function concurrentRound() {
     const seed = Number(process.env.AGENTD_TEST_SEED ?? Date.now() % 2 ** 31);
     const next = random(seed);
     const context = `seed ${seed} (replay with AGENTD_TEST_SEED=${seed})`;
-
     await admin.query("TRUNCATE pause_log");
     const initial = await state(instances[0]!);
-    const byNumber = new Map(initial.map((a) => [a.number, a]));
-    const loggedIn = initial.filter((a) => a.logged).map((a) => a.number);
-    const loggedOut = initial.filter((a) => !a.logged).map((a) => a.number);
-    const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!;
+    return {
+      next,
+      context,
+      initial,
+      byNumber: new Map(initial.map((a) => [a.number, a])),
+      loggedIn: initial.filter((a) => a.logged).map((a) => a.number),
+      loggedOut: initial.filter((a) => !a.logged).map((a) => a.number),
+      pick: <T,>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!,
+    };
+  }
+
+  it("300 concurrent pauses across instances: each answer as the state dictates, final state = serial replay in commit order", async () => {
+    const { next, context, initial, byNumber, loggedIn, loggedOut, pick } = await concurrentRound();
 
     const requests = Array.from({ length: 300 }, (_, i) => {
       const roll = next();
@@ -247,16 +256,7 @@ describe.skipIf(pgUrl === undefined)("three instances on one PostgreSQL", () => 
     }
   });
   it("300 concurrent pauses and unpauses across instances: each answer as the state dictates, final state = serial replay in commit order", async () => {
-    const seed = Number(process.env.AGENTD_TEST_SEED ?? Date.now() % 2 ** 31);
-    const next = random(seed);
-    const context = `seed ${seed} (replay with AGENTD_TEST_SEED=${seed})`;
-
-    await admin.query("TRUNCATE pause_log");
-    const initial = await state(instances[0]!);
-    const byNumber = new Map(initial.map((a) => [a.number, a]));
-    const loggedIn = initial.filter((a) => a.logged).map((a) => a.number);
-    const loggedOut = initial.filter((a) => !a.logged).map((a) => a.number);
-    const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!;
+    const { next, context, initial, byNumber, loggedIn, loggedOut, pick } = await concurrentRound();
 
     // Half pauses (each with a unique reason, so its log row names it), half unpauses.
     const requests = Array.from({ length: 300 }, (_, i) => {
