@@ -182,6 +182,10 @@ describe("a reader that stops, then reads again", () => {
     await fill(server, stuck);
 
     server.child.stdout!.resume();
+    // Until the output has caught up, new lines are dropped too (by design):
+    // wait for the notice that says it has, then log more. (Sending at once
+    // raced with the drain: seen in CI as 301 dropped for 300 requests.)
+    await linesWhen(server, (got) => resumed(got).length === 1);
     for (let i = 0; i < 20; i++) {
       const answer = await server.call("GET", "/agents/by-id/2", { token: TOKEN, headers: { "x-request-id": `after-${i}` } });
       expect(answer.status).toBe(200);
@@ -200,11 +204,7 @@ describe("a reader that stops, then reads again", () => {
     const noticeAt = all.indexOf(notice!);
     expect(all.indexOf(stalled(all)[0]!)).toBeLessThan(noticeAt);
     const beforeNotice = requestLines(all.slice(0, noticeAt));
-    // Every request of the stall is accounted for. The count is of every line
-    // dropped, so a line that is not a request's (seen once in CI: 301 for
-    // 300 requests) may be among them; more than a few would be a bug.
-    expect(beforeNotice.length + notice!.droppedLines!).toBeGreaterThanOrEqual(stuck);
-    expect(beforeNotice.length + notice!.droppedLines!).toBeLessThanOrEqual(stuck + 3);
+    expect(beforeNotice.length + notice!.droppedLines!).toBe(stuck);
     expect(requestLines(all.slice(noticeAt)).map((line) => line.reqId)).toEqual(Array.from({ length: 20 }, (_, i) => `after-${i}`));
 
     expect((await server.call("GET", "/agents", { token: TOKEN })).status).toBe(200);
