@@ -35,14 +35,17 @@ export function readContract(file: string = CONTRACT_PATH): OpenApiDocument {
   return parse(readFileSync(file, "utf8")) as OpenApiDocument;
 }
 
+/** openapi.yaml as parsed once at start-up, for what the server reads of it besides the validator (base path, release). */
+export const CONTRACT: OpenApiDocument = readContract();
+
 /** The path of the contract's first server (`https://localhost:9493/1.0` → `/1.0`), where the API is mounted. */
-export function basePathOf(document: OpenApiDocument): string {
+function basePathOf(document: OpenApiDocument): string {
   const url = (document.servers as { url?: string }[] | undefined)?.[0]?.url;
   if (url === undefined) throw new Error("the contract names no server");
   return new URL(url).pathname.replace(/\/+$/, "");
 }
 
-export const BASE_PATH = basePathOf(readContract());
+export const BASE_PATH = basePathOf(CONTRACT);
 
 const DOCUMENT_ID = "urn:agentd:openapi";
 

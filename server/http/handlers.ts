@@ -1,7 +1,7 @@
 import { Router, type Request } from "express";
 import type { operations as OperationTypes } from "../../generated/openapi.js";
 import { operations } from "../../generated/operations.js";
-import type { AgentStore } from "../store/agent-store.js";
+import type { AgentStore, PauseOutcome } from "../store/agent-store.js";
 import { HttpProblem } from "./problems.js";
 import { reply } from "./reply.js";
 
@@ -23,6 +23,11 @@ function agentNumber(req: Request): PathParams<"getAgentByNumber">["agent_number
 }
 
 const noSuchAgent = () => new HttpProblem(404, "no such agent");
+
+/** The contract's answer to a pause or unpause the store refused. */
+function refusal(outcome: Exclude<PauseOutcome, "paused">): HttpProblem {
+  return outcome === "no such agent" ? noSuchAgent() : new HttpProblem(409, "not logged in");
+}
 
 /** The five operations of the contract. Requests reach them validated and authorised. */
 export function agentRoutes(store: AgentStore): Router {
@@ -47,27 +52,15 @@ export function agentRoutes(store: AgentStore): Router {
   router.post(route(operations.pauseAgentByNumber.path), async (req, res) => {
     const body = req.body as PauseBody | undefined;
     const outcome = await store.pause(agentNumber(req), body?.reason ?? null);
-    switch (outcome) {
-      case "paused":
-        return reply(res, "pauseAgentByNumber", 204);
-      case "no such agent":
-        throw noSuchAgent();
-      case "not logged in":
-        throw new HttpProblem(409, "not logged in");
-    }
+    if (outcome !== "paused") throw refusal(outcome);
+    reply(res, "pauseAgentByNumber", 204);
   });
 
   // The body, if any, is `{}` (the validator refused anything else): nothing to read.
   router.post(route(operations.unpauseAgentByNumber.path), async (req, res) => {
     const outcome = await store.unpause(agentNumber(req));
-    switch (outcome) {
-      case "unpaused":
-        return reply(res, "unpauseAgentByNumber", 204);
-      case "no such agent":
-        throw noSuchAgent();
-      case "not logged in":
-        throw new HttpProblem(409, "not logged in");
-    }
+    if (outcome !== "unpaused") throw refusal(outcome);
+    reply(res, "unpauseAgentByNumber", 204);
   });
 
   return router;

@@ -115,29 +115,33 @@ export class SqlAgentStore implements AgentStore {
   }
 
   async pause(number: string, reason: string | null): Promise<PauseOutcome> {
-    for (let attempt = 0; ; attempt++) {
-      if (await this.change(PAUSE, PAUSE_WITH_EVENT, number, reason)) return "paused";
-      // Nothing was written. Say why from the state as it is now; if the
-      // agent logged in between the two statements, pause it after all.
-      const rows = await this.sql.query<{ logged: boolean }>(LOGGED, [number]);
-      const row = rows[0];
-      if (row === undefined) return "no such agent";
-      // With sinks, a logged-in agent here was already paused with this reason: nothing to change.
-      if (row.logged && this.events.sinks.length > 0) return "paused";
-      if (!row.logged || attempt >= 2) return "not logged in";
-    }
+    const outcome = await this.applyOrExplain(PAUSE, PAUSE_WITH_EVENT, number, reason);
+    return outcome === "applied" ? "paused" : outcome;
   }
 
   async unpause(number: string): Promise<UnpauseOutcome> {
+    const outcome = await this.applyOrExplain(UNPAUSE, UNPAUSE_WITH_EVENT, number);
+    return outcome === "applied" ? "unpaused" : outcome;
+  }
+
+  /**
+   * A pause or unpause: the change, and only when nothing was written, a read
+   * that says why from the state as it is now. If the agent logged in
+   * between the two statements, the change is tried again.
+   */
+  private async applyOrExplain(
+    plain: string,
+    withEvent: string,
+    number: string,
+    ...extra: unknown[]
+  ): Promise<"applied" | "no such agent" | "not logged in"> {
     for (let attempt = 0; ; attempt++) {
-      if (await this.change(UNPAUSE, UNPAUSE_WITH_EVENT, number)) return "unpaused";
-      // Nothing was written: say why, as pause does (and retry if the agent
-      // logged in between the two statements).
+      if (await this.change(plain, withEvent, number, ...extra)) return "applied";
       const rows = await this.sql.query<{ logged: boolean }>(LOGGED, [number]);
       const row = rows[0];
       if (row === undefined) return "no such agent";
-      // With sinks, a logged-in agent here was not paused: nothing to change.
-      if (row.logged && this.events.sinks.length > 0) return "unpaused";
+      // With sinks, a logged-in agent here was already in that state: nothing to change.
+      if (row.logged && this.events.sinks.length > 0) return "applied";
       if (!row.logged || attempt >= 2) return "not logged in";
     }
   }
