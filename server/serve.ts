@@ -76,8 +76,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       keyPath: config.tlsKey,
     });
 
-    const opened = state;
-    const checks: DependencyCheck[] = [{ name: "database", check: async () => void (await opened.db.query("SELECT 1")) }];
+    const currentState = state;
+    const checks: DependencyCheck[] = [{ name: "database", check: async () => void (await currentState.db.query("SELECT 1")) }];
     if (verifier instanceof ExternalVerifier) checks.push({ name: "auth", check: () => verifier.probe() });
     const readiness = new Readiness(checks, { timeoutMs: config.dbTimeoutMs });
     // Before the API listens, so a port conflict here leaves nothing half-started.
@@ -113,7 +113,6 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     });
     const { port } = server.address() as AddressInfo;
 
-    const currentState = state;
     const admin = embedded
       ? await startAdminChannel(
           adminSocketPath(config.dataDir),
