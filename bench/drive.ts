@@ -10,7 +10,7 @@
 // TLS: autocannon 9 always connects with rejectUnauthorized: false
 // (lib/httpClient.js), whatever tlsOptions says. The runner therefore checks
 // each target's certificate itself, with verification on, before any load.
-import autocannon from "autocannon";
+import autocannon, { type Client } from "autocannon";
 
 export interface DriveSpec {
   url: string;
@@ -19,6 +19,12 @@ export interface DriveSpec {
   body?: string;
   /** Bodies sent in turn by each connection instead of `body` (e.g. two reasons, so every pause changes state). */
   bodies?: string[];
+  /**
+   * Paths on `url`'s origin, one per connection in turn (connection i sends
+   * every request to paths[i % length]): e.g. each connection pauses its own
+   * agent, as operators each pause theirs.
+   */
+  paths?: string[];
   connections: number;
   durationSeconds: number;
   /** The status every answer must have; anything else is counted as unexpected. */
@@ -47,6 +53,15 @@ function percentile(sorted: Float64Array, q: number): number {
   return sorted[index]!;
 }
 
+function onePathPerConnection(spec: DriveSpec, paths: string[]): (client: Client) => void {
+  let next = 0;
+  return (client) => {
+    const path = paths[next++ % paths.length]!;
+    const bodies = spec.bodies ?? [spec.body];
+    client.setRequests(bodies.map((body) => ({ method: spec.method, path, headers: spec.headers, ...(body === undefined ? {} : { body }) })));
+  };
+}
+
 async function drive(spec: DriveSpec): Promise<DriveResult> {
   let times = new Float64Array(1 << 20);
   let count = 0;
@@ -63,6 +78,7 @@ async function drive(spec: DriveSpec): Promise<DriveResult> {
         ...(spec.bodies === undefined ? {} : { requests: spec.bodies.map((body) => ({ body })) }),
         connections: spec.connections,
         pipelining: 1,
+        ...(spec.paths === undefined ? {} : { setupClient: onePathPerConnection(spec, spec.paths) }),
         duration: spec.durationSeconds,
         timeout: 10,
       },

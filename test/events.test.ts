@@ -4,7 +4,10 @@
 import { randomBytes } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentChangeStatement, eventParams } from "../server/events/outbox.js";
+import pino from "pino";
+import { agentChangeParams, agentChangeStatement } from "../server/events/outbox.js";
+import { Relay } from "../server/events/relay.js";
+import { WebhookSink } from "../server/events/webhook-sink.js";
 import { SqlAgentStore } from "../server/store/sql-agent-store.js";
 import { loggedIn, paused } from "./helpers/agents.js";
 import { expectValid, loadContract } from "./helpers/contract.js";
@@ -56,10 +59,11 @@ describe("the outbox, in the store", () => {
       const bodies = rows.filter((r) => r.sink === "bus").map((r) => expectValid(pausedSchema, JSON.parse(r.payload) as unknown));
       expect(bodies.map((b) => (b as { data: { paused_reason: string } }).data.paused_reason)).toEqual(["b", "", ""]);
 
-      // The colleague's unpause: one statement of the same shape.
-      const unpause = agentChangeStatement("agent_unpaused", { paused: "false", reason: "NULL" });
-      expect(await db.query(unpause, eventParams("1003", origin, ["bus"]))).toEqual([{ id: 3 }]);
-      expect(await db.query(unpause, eventParams("1003", origin, ["bus"]))).toEqual([]); // already unpaused: nothing
+      // Unpause: the same statement with the other event.
+      const unpause = agentChangeStatement("agent_unpaused");
+      const unpaused = agentChangeParams("1003", { paused: false, reason: null }, origin, ["bus"]);
+      expect(await db.query(unpause, unpaused)).toEqual([{ id: 3 }]);
+      expect(await db.query(unpause, unpaused)).toEqual([{ id: null }]); // already unpaused: nothing
       const [last] = await db.query<{ payload: string }>("SELECT payload FROM event_outbox WHERE name = 'agent_unpaused'");
       expect(JSON.parse(last!.payload)).toEqual({
         name: "agent_unpaused",
@@ -73,6 +77,44 @@ describe("the outbox, in the store", () => {
       await database.cleanup();
     }
   });
+});
+
+describe("the relay, in the process", () => {
+  it("delivers different agents' events side by side, each agent's one at a time and in order, and vacuums the embedded outbox", async () => {
+    const database = await freshPglite();
+    const db = await database.openMigrated();
+    const receiver = await startWebhookReceiver();
+    receiver.delayMs = 20;
+    const sink = new WebhookSink({ url: receiver.url, secret: SECRET, timeoutMs: 5_000 });
+    const relay = new Relay({ sql: db, sinks: [sink], logger: pino({ level: "silent" }), retryMinMs: 50, retryMaxMs: 200, pollMs: 50, leaseMs: 60_000, vacuumEvery: 10 });
+    try {
+      const store = new SqlAgentStore(db, "6f1c3c6e-2b7a-4f5e-9a0d-3c2b1a0f9e8d", { sinks: [sink.name] });
+      const agents = Array.from({ length: 8 }, (_, i) => loggedIn(i + 1));
+      await store.upsert(agents);
+      const reasons = ["a", "b", "c", "d", "e"];
+      for (const reason of reasons) for (const agent of agents) expect(await store.pause(agent.number, reason)).toBe("paused");
+      const vacuums = async () =>
+        (await db.query<{ n: number }>("SELECT vacuum_count::int AS n FROM pg_stat_user_tables WHERE relname = 'event_outbox'"))[0]!.n;
+      const vacuumsBefore = await vacuums();
+
+      await relay.start(true);
+      await waitUntil(() => receiver.received.length >= 40, "40 deliveries");
+      const delivered = receiver.received.map((r) => JSON.parse(r.body) as { data: { agent_number: string; paused_reason: string } });
+      for (const agent of agents) {
+        expect(delivered.filter((e) => e.data.agent_number === agent.number).map((e) => e.data.paused_reason)).toEqual(reasons);
+      }
+      expect(receiver.maxInFlight).toBeGreaterThan(1);
+      expect(receiver.maxInFlightPerAgent).toBe(1);
+      await waitUntil(async () => (await db.query("SELECT 1 FROM event_outbox")).length === 0, "an empty outbox");
+      // PGlite runs no autovacuum: the relay vacuumed the outbox once its round had delivered `vacuumEvery` rows.
+      expect(await vacuums()).toBeGreaterThan(vacuumsBefore);
+    } finally {
+      await relay.stop();
+      await receiver.close();
+      await db.close();
+      await database.cleanup();
+    }
+  }, 60_000);
 });
 
 describe("delivery by a server", () => {

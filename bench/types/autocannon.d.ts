@@ -15,6 +15,19 @@ declare module "autocannon" {
     amount?: number;
     timeout?: number;
     tlsOptions?: ConnectionOptions;
+    /** Sent in turn by each connection, instead of method, headers and body. */
+    requests?: Request[];
+    /** Called with each connection's client before it sends. */
+    setupClient?: (client: Client) => void;
+  }
+  export interface Request {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string;
+  }
+  export interface Client extends EventEmitter {
+    setRequests(requests: Request[]): void;
   }
   export interface Result {
     duration: number;

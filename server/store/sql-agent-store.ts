@@ -1,6 +1,6 @@
 import type { Sql } from "../db/sql.js";
 import type { AgentRecord, AgentStatus, AgentStore, PauseOutcome, UnpauseOutcome } from "./agent-store.js";
-import { agentChangeStatement, eventParams } from "../events/outbox.js";
+import { agentChangeParams, agentChangeStatement, type EventName, type PauseState } from "../events/outbox.js";
 
 const COLUMNS = "id, number, extension, context, logged, paused, paused_reason, state_interface";
 
@@ -23,9 +23,11 @@ const LOGGED = "SELECT logged FROM agents WHERE number = $1";
 // With an event sink configured: the same update, and its event in the
 // outbox in the same statement when it changed the stored state.
 // It writes only when the state changes: a pause that changes nothing
-// returns no row, and the read below finds the agent logged in.
-const PAUSE_WITH_EVENT = agentChangeStatement("agent_paused", { paused: "true", reason: "$4::text" });
-const UNPAUSE_WITH_EVENT = agentChangeStatement("agent_unpaused", { paused: "false", reason: "NULL" });
+// returns a null id, and the read below finds the agent logged in.
+const WITH_EVENT: Record<EventName, string> = {
+  agent_paused: agentChangeStatement("agent_paused"),
+  agent_unpaused: agentChangeStatement("agent_unpaused"),
+};
 
 /** Where events go; absent or empty sinks: no event is recorded. */
 export interface EventRecording {
@@ -76,11 +78,15 @@ export class SqlAgentStore implements AgentStore {
    * records the event, true when it changed the agent (so false also for
    * an agent already in that state: the caller's read says logged in).
    */
-  private async change(plain: string, withEvent: string, number: string, ...extra: unknown[]): Promise<boolean> {
-    if (this.events.sinks.length === 0) return (await this.sql.query(plain, [number, ...extra])).length > 0;
-    const rows = await this.sql.query(withEvent, eventParams(number, this.originUuid, this.events.sinks, ...extra));
-    if (rows.length > 0) this.events.recorded?.();
-    return rows.length > 0;
+  private async change(plain: string, event: EventName, number: string, to: PauseState): Promise<boolean> {
+    if (this.events.sinks.length === 0) {
+      const params = to.paused ? [number, to.reason] : [number];
+      return (await this.sql.query(plain, params)).length > 0;
+    }
+    const [row] = await this.sql.query<{ id: number | null }>(WITH_EVENT[event], agentChangeParams(number, to, this.originUuid, this.events.sinks));
+    const changed = row !== undefined && row.id !== null;
+    if (changed) this.events.recorded?.();
+    return changed;
   }
 
   // Exactly the contract's nine fields, whatever the driver adds to a row.
@@ -115,12 +121,12 @@ export class SqlAgentStore implements AgentStore {
   }
 
   async pause(number: string, reason: string | null): Promise<PauseOutcome> {
-    const outcome = await this.applyOrExplain(PAUSE, PAUSE_WITH_EVENT, number, reason);
+    const outcome = await this.applyOrExplain(PAUSE, "agent_paused", number, { paused: true, reason });
     return outcome === "applied" ? "paused" : outcome;
   }
 
   async unpause(number: string): Promise<UnpauseOutcome> {
-    const outcome = await this.applyOrExplain(UNPAUSE, UNPAUSE_WITH_EVENT, number);
+    const outcome = await this.applyOrExplain(UNPAUSE, "agent_unpaused", number, { paused: false, reason: null });
     return outcome === "applied" ? "unpaused" : outcome;
   }
 
@@ -131,12 +137,12 @@ export class SqlAgentStore implements AgentStore {
    */
   private async applyOrExplain(
     plain: string,
-    withEvent: string,
+    event: EventName,
     number: string,
-    ...extra: unknown[]
+    to: PauseState,
   ): Promise<"applied" | "no such agent" | "not logged in"> {
     for (let attempt = 0; ; attempt++) {
-      if (await this.change(plain, withEvent, number, ...extra)) return "applied";
+      if (await this.change(plain, event, number, to)) return "applied";
       const rows = await this.sql.query<{ logged: boolean }>(LOGGED, [number]);
       const row = rows[0];
       if (row === undefined) return "no such agent";

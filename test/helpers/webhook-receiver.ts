@@ -15,6 +15,12 @@ export interface WebhookReceiver {
   received: ReceivedWebhook[];
   /** What the next requests are answered; receives the request's position (0-based). */
   answer: (index: number, body: string) => number;
+  /** How long each answer waits, so that deliveries overlap (0 by default). */
+  delayMs: number;
+  /** The most requests that were waiting for their answer at one time. */
+  maxInFlight: number;
+  /** The most requests about one agent (the body's data.agent_number) that were waiting at one time. */
+  maxInFlightPerAgent: number;
   close(): Promise<void>;
 }
 
@@ -23,25 +29,47 @@ export async function startWebhookReceiver(port = 0): Promise<WebhookReceiver> {
     url: "",
     received: [],
     answer: () => 200,
+    delayMs: 0,
+    maxInFlight: 0,
+    maxInFlightPerAgent: 0,
     close: () => {
       server.closeAllConnections();
       return new Promise((resolve) => server.close(() => resolve()));
     },
   };
+  let inFlight = 0;
+  const perAgent = new Map<string, number>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
       const body = Buffer.concat(chunks).toString("utf8");
-      const status = receiver.answer(receiver.received.length, body);
-      receiver.received.push({ headers: req.headers, body, status });
-      res.writeHead(status).end();
+      const agent = agentOf(body);
+      inFlight++;
+      perAgent.set(agent, (perAgent.get(agent) ?? 0) + 1);
+      receiver.maxInFlight = Math.max(receiver.maxInFlight, inFlight);
+      receiver.maxInFlightPerAgent = Math.max(receiver.maxInFlightPerAgent, perAgent.get(agent)!);
+      setTimeout(() => {
+        inFlight--;
+        perAgent.set(agent, perAgent.get(agent)! - 1);
+        const status = receiver.answer(receiver.received.length, body);
+        receiver.received.push({ headers: req.headers, body, status });
+        res.writeHead(status).end();
+      }, receiver.delayMs);
     });
   });
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
   server.closeIdleConnections();
   receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
   return receiver;
+}
+
+function agentOf(body: string): string {
+  try {
+    return String((JSON.parse(body) as { data?: { agent_number?: unknown } }).data?.agent_number);
+  } catch {
+    return "";
+  }
 }
 
 /** Waits (bounded, generously) until `condition` holds; fails naming `what`. */
