@@ -24,6 +24,10 @@ function counting(db: Database): Sql & { count: number } {
       counter.count++;
       return db.transaction(fn);
     },
+    copyIn: (table: string, columns: readonly string[], text: string) => {
+      counter.count++;
+      return db.copyIn(table, columns, text);
+    },
   };
   return counter;
 }

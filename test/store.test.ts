@@ -17,6 +17,7 @@ import { SqlAgentStore } from "../server/store/sql-agent-store.js";
 import { VersionedListStore } from "../server/store/versioned-list-store.js";
 import { readOriginUuid } from "../server/store/deployment.js";
 import { parseAgentImport } from "../server/admin/import-file.js";
+import { runAdmin } from "../server/admin/operations.js";
 import { findContract } from "../server/contract.js";
 import { DEMO_AGENTS, seedDemoAgents } from "../server/store/seed.js";
 import { hashToken, SqlTokenStore } from "../server/store/sql-token-store.js";
@@ -205,7 +206,38 @@ describe.each(kinds)("store on $kind", ({ fresh, available }) => {
       expect((await store.list()).map((a) => a.id)).toEqual([1, 2, 3]);
     });
 
-    it("upsert sends one statement per batch of 10,000 agents, whatever the fleet's size", async () => {
+    it("agentd import commits a valid file and writes nothing of an invalid one, whatever its values", async () => {
+      const store = await resetAgents(db);
+      const tokens = new SqlTokenStore(db);
+      const before = { list: await store.list(), version: await store.dataVersion() };
+      const run = (file: unknown) => runAdmin({ op: "import", text: JSON.stringify(file) }, { tokens, store });
+      const fleet = Array.from({ length: 12_000 }, (_, i) => loggedIn(i + 1));
+
+      const lastBad = await run([...fleet, { ...loggedIn(12_001), number: "12a" }]);
+      expect(lastBad).toEqual({ ok: false, error: "invalid import file", problems: ['[12000].number: must match pattern "^[0-9]+$"'] });
+      const garbage = await run([{ ...loggedIn(1), id: "one", logged: { yes: true } }, ...fleet.slice(1, 3)]);
+      expect(garbage).toMatchObject({ ok: false, problems: ["[0].id: must be integer", "[0].logged: must be boolean"] });
+      expect(await store.list()).toEqual(before.list);
+      expect(await store.dataVersion()).toBe(before.version);
+
+      expect(await run(fleet)).toEqual({ ok: true, imported: 12_000 });
+      expect(await store.list()).toHaveLength(12_000 + before.list.filter((a) => a.id > 12_000).length);
+      await resetAgents(db);
+    });
+
+    it("upsert carries every character a text field may hold through COPY, exactly", async () => {
+      const store = await resetAgents(db, []);
+      // COPY's text format reserves backslash, tab, newline and carriage return; \N is its NULL.
+      const awkward = ["tab\there", "line\nbreak", "back\\slash \\N", "\\N", "cr\rlf", "café ☕ 𝄞 \"quoted\" 'single'", "trailing space "];
+      const agents: AgentRecord[] = awkward.map((reason, i) => ({ ...loggedIn(i + 1), paused: true, paused_reason: reason, context: reason.slice(0, 80) }));
+      agents.push({ ...loggedIn(99), extension: "\\", state_interface: "PJSIP/a\\b" });
+      await store.upsert(agents);
+      const byId = new Map((await store.list()).map((a) => [a.id, a]));
+      for (const agent of agents) expect(byId.get(agent.id)).toMatchObject({ paused_reason: agent.paused_reason, context: agent.context, extension: agent.extension, state_interface: agent.state_interface });
+      await resetAgents(db);
+    });
+
+    it("upsert sends one DELETE and one COPY per batch of 10,000 agents, whatever the fleet's size", async () => {
       const store = await resetAgents(db, []);
       const sent: string[] = [];
       // The real database, recording the start of every statement an import sends.
@@ -219,14 +251,19 @@ describe.each(kinds)("store on $kind", ({ fresh, available }) => {
                 return tx.query(text, params);
               },
               transaction: (nested) => tx.transaction(nested),
+              copyIn: (table, columns, text) => {
+                sent.push(`COPY ${table}`);
+                return tx.copyIn(table, columns, text);
+              },
             }),
           ),
+        copyIn: (table, columns, text) => db.copyIn(table, columns, text),
       };
       const fleet = Array.from({ length: 25_000 }, (_, i) => ((i + 1) % 7 === 0 ? loggedOut(i + 1) : loggedIn(i + 1)));
       // The last of two rows with one id wins, as with one statement per row.
       fleet.push({ ...loggedIn(3), paused: true, paused_reason: "last wins" });
       await new SqlAgentStore(counting, store.originUuid).upsert(fleet);
-      expect(sent).toEqual(["LOCK TABLE", "INSERT INTO", "INSERT INTO", "INSERT INTO"]);
+      expect(sent).toEqual(["LOCK TABLE", ...Array.from({ length: 3 }, () => ["DELETE FROM", "COPY agents"]).flat()]);
       const rows = await store.list();
       expect(rows).toHaveLength(25_000);
       expect(rows[2]).toMatchObject({ id: 3, paused: true, paused_reason: "last wins" });
@@ -340,7 +377,7 @@ describe.each(kinds)("store on $kind", ({ fresh, available }) => {
         { ...loggedIn(1, "501"), paused: true, paused_reason: "training" },
         { ...loggedOut(7), origin_uuid: "6f1c3c6e-2b7a-4f5e-9a0d-3c2b1a0f9e8d" },
       ];
-      const parsed = parseAgentImport(JSON.stringify(file));
+      const parsed = await parseAgentImport(JSON.stringify(file));
       expect(parsed).toEqual({ ok: true, agents: [file[0], loggedOut(7)] });
       if (!parsed.ok) return;
       await store.upsert(parsed.agents);
@@ -354,7 +391,7 @@ describe.each(kinds)("store on $kind", ({ fresh, available }) => {
       const store = await resetAgents(db, [loggedIn(1, "500"), loggedIn(2, "600")]);
       const before = await store.list();
       // Valid on its own, but 600 belongs to agent 2, which the file does not move.
-      const parsed = parseAgentImport(JSON.stringify([loggedIn(1, "501"), loggedIn(3, "700"), loggedIn(4, "600")]));
+      const parsed = await parseAgentImport(JSON.stringify([loggedIn(1, "501"), loggedIn(3, "700"), loggedIn(4, "600")]));
       expect(parsed.ok).toBe(true);
       if (!parsed.ok) return;
       await expect(store.upsert(parsed.agents)).rejects.toThrow();
@@ -364,7 +401,7 @@ describe.each(kinds)("store on $kind", ({ fresh, available }) => {
 });
 
 describe("import file validation", () => {
-  it("reports every problem with its position and returns no agents", () => {
+  it("reports every problem with its position and returns no agents", async () => {
     const good = loggedIn(1);
     const file = [
       good,
@@ -380,7 +417,7 @@ describe("import file validation", () => {
       { ...loggedIn(11), number: "1001" },
       "not an object",
     ];
-    const parsed = parseAgentImport(JSON.stringify(file, null, 2));
+    const parsed = await parseAgentImport(JSON.stringify(file, null, 2));
     expect(parsed.ok).toBe(false);
     if (parsed.ok) return;
     expect(parsed.problems).toEqual(
@@ -402,10 +439,10 @@ describe("import file validation", () => {
     expect(parsed.problems.some((p) => p.startsWith("[0]"))).toBe(false);
   });
 
-  it("rejects what is not a JSON array of agents", () => {
-    expect(parseAgentImport("[{")).toEqual({ ok: false, problems: [expect.stringMatching(/^\(file\): not valid JSON/)] });
-    expect(parseAgentImport('{"id": 1}')).toEqual({ ok: false, problems: ["(file): must be array"] });
-    expect(parseAgentImport("[]")).toEqual({ ok: true, agents: [] });
+  it("rejects what is not a JSON array of agents", async () => {
+    expect(await parseAgentImport("[{")).toEqual({ ok: false, problems: [expect.stringMatching(/^\(file\): not valid JSON/)] });
+    expect(await parseAgentImport('{"id": 1}')).toEqual({ ok: false, problems: ["(file): must be array"] });
+    expect(await parseAgentImport("[]")).toEqual({ ok: true, agents: [] });
   });
 
   it("reads the contract from the repository root, from server/ and from dist/server/", () => {
@@ -427,8 +464,8 @@ describe("import file validation", () => {
     const dir = await mkdtemp(path.join(tmpdir(), "agentd-contract-"));
     await writeFile(path.join(dir, "openapi.yaml"), yaml);
     const text = JSON.stringify([{ ...loggedIn(1), number: "12a" }]);
-    expect(parseAgentImport(text).ok).toBe(false);
-    expect(parseAgentImport(text, path.join(dir, "openapi.yaml")).ok).toBe(true);
+    expect((await parseAgentImport(text)).ok).toBe(false);
+    expect((await parseAgentImport(text, path.join(dir, "openapi.yaml"))).ok).toBe(true);
   });
 });
 
@@ -539,6 +576,7 @@ describe.skipIf(postgresTestUrl() === undefined)("PostgreSQL specifics", () => {
         return a.query(text, params);
       },
       transaction: (fn) => a.transaction(fn),
+      copyIn: (table, columns, text) => a.copyIn(table, columns, text),
     };
     const reader = new VersionedListStore(new SqlAgentStore(countingA, writer.originUuid));
     const direct = new SqlAgentStore(a, writer.originUuid);

@@ -5,27 +5,34 @@
 // origin_uuid belongs to the deployment, not to an agent: it is optional in
 // the file and ignored when present (it must still be a UUID), so the output
 // of `GET /agents` from any deployment can be imported as it is.
-import type { ErrorObject } from "ajv/dist/2020.js";
-import { CONTRACT_PATH, contractValidators, readContract } from "../contract.js";
+import type { ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
+import { CONTRACT, CONTRACT_PATH, contractValidators, readContract } from "../contract.js";
 import type { AgentRecord } from "../store/agent-store.js";
 
 export type AgentImport = { ok: true; agents: AgentRecord[] } | { ok: false; problems: string[] };
 
 /**
- * The contract with one schema added beside AgentStatus: the same status with
- * origin_uuid optional. Added to the document itself, so the `$ref`s inside
- * AgentStatus (AgentId, AgentNumber, PauseReason) resolve as they do there.
+ * The contract with two schemas added beside AgentStatus: an agent of the
+ * file (the status with origin_uuid optional), and the file (an array of
+ * them). Added to the document itself, so the `$ref`s inside AgentStatus
+ * (AgentId, AgentNumber, PauseReason) resolve as they do there. Compiled
+ * once per contract file and process.
  */
-function validatorFor(contractFile: string) {
-  const document = readContract(contractFile);
+const compiled = new Map<string, { file: ValidateFunction; item: ValidateFunction }>();
+function validatorsFor(contractFile: string): { file: ValidateFunction; item: ValidateFunction } {
+  const known = compiled.get(contractFile);
+  if (known) return known;
+  // The shipped contract is already parsed (CONTRACT); a copy, since schemas are added to it.
+  const document = contractFile === CONTRACT_PATH ? structuredClone(CONTRACT) : readContract(contractFile);
   const schemas = (document.components as { schemas?: Record<string, unknown> } | undefined)?.schemas;
   const status = schemas?.AgentStatus as { required?: string[] } | undefined;
   if (schemas === undefined || status === undefined) throw new Error(`${contractFile} has no components.schemas.AgentStatus`);
-  schemas.AgentImportFile = {
-    type: "array",
-    items: { ...status, required: (status.required ?? []).filter((name) => name !== "origin_uuid") },
-  };
-  return contractValidators(document)("#/components/schemas/AgentImportFile");
+  schemas.AgentImportItem = { ...status, required: (status.required ?? []).filter((name) => name !== "origin_uuid") };
+  schemas.AgentImportFile = { type: "array", items: { $ref: "#/components/schemas/AgentImportItem" } };
+  const validator = contractValidators(document);
+  const validators = { file: validator("#/components/schemas/AgentImportFile"), item: validator("#/components/schemas/AgentImportItem") };
+  compiled.set(contractFile, validators);
+  return validators;
 }
 
 /** `/3/number` → `[3].number`; the root is `(file)`. */
@@ -35,13 +42,15 @@ function position(instancePath: string): string {
   return parts.map((part, i) => (/^[0-9]+$/.test(part) ? `[${part}]` : i === 0 ? part : `.${part}`)).join("");
 }
 
-function describe(error: ErrorObject): string {
+/** One problem, its position in the file: `at` is the item's own (`/3`) when the error is an item's. */
+function describe(error: ErrorObject, at: string): string {
   const params = error.params as Record<string, unknown>;
-  if (error.keyword === "required") return `${position(`${error.instancePath}/${String(params.missingProperty)}`)}: is required`;
+  const instancePath = at + error.instancePath;
+  if (error.keyword === "required") return `${position(`${instancePath}/${String(params.missingProperty)}`)}: is required`;
   if (error.keyword === "additionalProperties") {
-    return `${position(`${error.instancePath}/${String(params.additionalProperty)}`)}: is not an agent field`;
+    return `${position(`${instancePath}/${String(params.additionalProperty)}`)}: is not an agent field`;
   }
-  return `${position(error.instancePath)}: ${error.message ?? error.keyword}`;
+  return `${position(instancePath)}: ${error.message ?? error.keyword}`;
 }
 
 // The contract's state rules that a schema cannot express, in its own words.
@@ -78,34 +87,63 @@ function duplicateProblems(items: readonly Record<string, unknown>[]): string[] 
   return problems;
 }
 
-/** Parses and validates an import file; either every agent or every problem, with its position. */
-export function parseAgentImport(text: string, contractFile: string = CONTRACT_PATH): AgentImport {
-  let data: unknown;
+type ImportFile = { ok: true; data: unknown } | { ok: false; problems: string[] };
+
+/** Reads the file's JSON; nothing is validated yet (checkImportFile). */
+function readImportFile(text: string): ImportFile {
   try {
-    data = JSON.parse(text);
+    return { ok: true, data: JSON.parse(text) as unknown };
   } catch (error) {
     return { ok: false, problems: [`(file): not valid JSON: ${(error as Error).message}`] };
   }
-  const validate = validatorFor(contractFile);
-  const problems = validate(data) ? [] : (validate.errors ?? []).map(describe);
-  if (Array.isArray(data)) {
-    const items = data.map((item: unknown) => (isObject(item) ? item : {}));
-    items.forEach((item, index) => problems.push(...stateProblems(item, `[${index}]`)));
-    problems.push(...duplicateProblems(items));
-  }
-  if (problems.length > 0) return { ok: false, problems };
+}
 
-  const agents = (data as Record<string, unknown>[]).map(
-    (item): AgentRecord => ({
-      id: item.id as number,
-      number: item.number as string,
-      extension: item.extension as string | null,
-      context: item.context as string | null,
-      logged: item.logged as boolean,
-      paused: item.paused as boolean,
-      paused_reason: item.paused_reason as string | null,
-      state_interface: item.state_interface as string | null,
-    }),
-  );
-  return { ok: true, agents };
+// Items validated between two yields to the event loop: a few milliseconds
+// of work, so that a server importing a large file (agentd import over its
+// admin socket) goes on answering requests meanwhile.
+const SLICE = 2_000;
+
+/**
+ * Validates a read import file against the contract and its state rules:
+ * either every agent, or every problem with its position. The problems are
+ * those of validating the whole array at once (Ajv reports every error), in
+ * the same order: each item's schema errors, then the state rules, then the
+ * duplicates.
+ */
+async function checkImportFile(data: unknown, contractFile: string = CONTRACT_PATH): Promise<AgentImport> {
+  const validators = validatorsFor(contractFile);
+  if (!Array.isArray(data)) {
+    return validators.file(data) ? { ok: true, agents: [] } : { ok: false, problems: (validators.file.errors ?? []).map((error) => describe(error, "")) };
+  }
+  const problems: string[] = [];
+  for (let start = 0; start < data.length; start += SLICE) {
+    if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+    for (let index = start; index < Math.min(data.length, start + SLICE); index++) {
+      if (!validators.item(data[index])) problems.push(...(validators.item.errors ?? []).map((error) => describe(error, `/${index}`)));
+    }
+  }
+  const items = data.map((item: unknown) => (isObject(item) ? item : {}));
+  items.forEach((item, index) => problems.push(...stateProblems(item, `[${index}]`)));
+  problems.push(...duplicateProblems(items));
+  if (problems.length > 0) return { ok: false, problems };
+  return { ok: true, agents: data.map((item) => toRecord(item as Record<string, unknown>)) };
+}
+
+/** Reads and validates an import file. */
+export async function parseAgentImport(text: string, contractFile: string = CONTRACT_PATH): Promise<AgentImport> {
+  const file = readImportFile(text);
+  return file.ok ? checkImportFile(file.data, contractFile) : file;
+}
+
+function toRecord(item: Record<string, unknown>): AgentRecord {
+  return {
+    id: item.id as number,
+    number: item.number as string,
+    extension: item.extension as string | null,
+    context: item.context as string | null,
+    logged: item.logged as boolean,
+    paused: item.paused as boolean,
+    paused_reason: item.paused_reason as string | null,
+    state_interface: item.state_interface as string | null,
+  };
 }

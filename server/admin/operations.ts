@@ -15,7 +15,7 @@ export async function runAdmin(request: AdminRequest, deps: { tokens: TokenStore
     case "token.revoke":
       return { ok: true, revoked: await deps.tokens.revoke(request.token) };
     case "import": {
-      const parsed = parseAgentImport(request.text);
+      const parsed = await parseAgentImport(request.text);
       if (!parsed.ok) return { ok: false, error: "invalid import file", problems: parsed.problems };
       await deps.store.upsert(parsed.agents);
       return { ok: true, imported: parsed.agents.length };

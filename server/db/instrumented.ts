@@ -18,6 +18,7 @@ export function instrumentedDatabase(db: Database, metrics: Metrics): Database {
     query: (text, params) => timed(() => sql.query(text, params)),
     // The transaction is timed as a whole; its statements are not counted twice.
     transaction: (fn) => timed(() => sql.transaction(fn)),
+    copyIn: (table, columns, text) => timed(() => sql.copyIn(table, columns, text)),
   });
   return { kind: db.kind, ...wrap(db), close: () => db.close() };
 }

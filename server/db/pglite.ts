@@ -28,6 +28,11 @@ function sqlOver(target: Queryable, transaction: Sql["transaction"]): Sql {
       return result.rows;
     },
     transaction,
+    // PGlite has no client stream: COPY reads the rows from the virtual
+    // file /dev/blob, which PGlite fills from the `blob` option.
+    async copyIn(table, columns, text) {
+      await target.query(`COPY ${table} (${columns.join(", ")}) FROM '/dev/blob'`, [], { blob: new Blob([text]) });
+    },
   };
 }
 
@@ -56,6 +61,7 @@ export async function openPglite(dataDir: string): Promise<Database> {
     kind: "pglite",
     query: base.query.bind(base),
     transaction,
+    copyIn: base.copyIn.bind(base),
     async close() {
       if (!pg.closed) await pg.close();
     },

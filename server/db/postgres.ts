@@ -4,7 +4,10 @@
 // instead of a hung request. Broken connections are dropped by the pool and
 // new ones are made on demand, so the service recovers by itself when
 // PostgreSQL comes back.
+import { pipeline } from "node:stream/promises";
+import { Readable } from "node:stream";
 import pg from "pg";
+import { from as copyFrom } from "pg-copy-streams";
 import type { Database, Sql } from "./sql.js";
 import { DatabaseUnavailableError } from "./sql.js";
 
@@ -91,6 +94,16 @@ export async function openPostgres(url: string, options: PostgresOptions): Promi
     }
   };
 
+  // pg has no COPY of its own: pg-copy-streams runs COPY FROM STDIN on a
+  // checked-out client, and the rows are streamed to it.
+  const copyIn = async (client: Client, table: string, columns: readonly string[], text: string) => {
+    try {
+      await pipeline(Readable.from([text]), client.query(copyFrom(`COPY ${table} (${columns.join(", ")}) FROM STDIN`)));
+    } catch (error) {
+      throw translate(error);
+    }
+  };
+
   const transaction = async <T>(fn: (tx: Sql) => Promise<T>): Promise<T> => {
     let client: Client;
     try {
@@ -109,6 +122,7 @@ export async function openPostgres(url: string, options: PostgresOptions): Promi
       query: (text, params = []) => query(client, text, params),
       // No savepoints needed by the stores: a nested call joins the outer transaction.
       transaction: (nested) => nested(tx),
+      copyIn: (table, columns, text) => copyIn(client, table, columns, text),
     };
     try {
       await query(client, "BEGIN", []);
@@ -137,6 +151,7 @@ export async function openPostgres(url: string, options: PostgresOptions): Promi
     kind: "postgres",
     query: (text, params = []) => query(pool, text, params),
     transaction,
+    copyIn: (table, columns, text) => transaction((tx) => tx.copyIn(table, columns, text)),
     async close() {
       if (!pool.ended) await pool.end();
     },

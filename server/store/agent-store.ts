@@ -18,6 +18,6 @@ export interface AgentStore {
   pause(number: string, reason: string | null): Promise<PauseOutcome>;
   /** Ends the pause of a logged-in agent (paused false, reason null) in one atomic statement; a no-op when not paused. */
   unpause(number: string): Promise<UnpauseOutcome>;
-  /** Inserts or updates agents by id, all in one transaction. */
+  /** Inserts or replaces agents by id, all in one transaction. */
   upsert(agents: readonly AgentRecord[]): Promise<void>;
 }
