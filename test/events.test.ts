@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pino from "pino";
 import { agentChangeParams, agentChangeStatement } from "../server/events/outbox.js";
 import { Relay } from "../server/events/relay.js";
+import { webhookSinkName } from "../server/events/sink.js";
 import { WebhookSink } from "../server/events/webhook-sink.js";
 import { SqlAgentStore } from "../server/store/sql-agent-store.js";
 import { loggedIn, paused } from "./helpers/agents.js";
@@ -110,6 +111,47 @@ describe("the relay, in the process", () => {
       expect(await vacuums()).toBeGreaterThan(vacuumsBefore);
     } finally {
       await relay.stop();
+      await receiver.close();
+      await db.close();
+      await database.cleanup();
+    }
+  }, 60_000);
+});
+
+describe("two relays sharing the outbox through leases, as instances on one PostgreSQL do", () => {
+  it("a slow receiver never makes an event go out twice or out of order: past half its lease, a relay hands the rest back", async () => {
+    const database = await freshPglite();
+    const db = await database.openMigrated();
+    const receiver = await startWebhookReceiver();
+    receiver.delayMs = 60;
+    const relays = ["a", "b"].map(
+      () =>
+        new Relay({
+          sql: db,
+          sinks: [new WebhookSink({ url: receiver.url, secret: SECRET, timeoutMs: 5_000 })],
+          logger: pino({ level: "silent" }),
+          retryMinMs: 50,
+          retryMaxMs: 200,
+          pollMs: 20,
+          // Twelve deliveries of 60 ms take 720 ms: well past this lease, in one claim.
+          leaseMs: 400,
+        }),
+    );
+    try {
+      const store = new SqlAgentStore(db, "6f1c3c6e-2b7a-4f5e-9a0d-3c2b1a0f9e8d", { sinks: [webhookSinkName(receiver.url)] });
+      await store.upsert([loggedIn(1)]);
+      const reasons = Array.from({ length: 12 }, (_, i) => `r${i}`);
+      for (const reason of reasons) expect(await store.pause("1001", reason)).toBe("paused");
+
+      // Not embedded: the relays claim with leases, as on PostgreSQL.
+      await Promise.all(relays.map((relay) => relay.start(false)));
+      await waitUntil(async () => (await db.query("SELECT 1 FROM event_outbox")).length === 0, "an empty outbox");
+      const sent = receiver.received.map((r) => (JSON.parse(r.body) as { data: { paused_reason: string } }).data.paused_reason);
+      expect(sent).toEqual(reasons);
+      expect(new Set(receiver.received.map((r) => r.headers["webhook-id"])).size).toBe(reasons.length);
+      expect(receiver.maxInFlightPerAgent).toBe(1);
+    } finally {
+      await Promise.all(relays.map((relay) => relay.stop()));
       await receiver.close();
       await db.close();
       await database.cleanup();

@@ -147,12 +147,13 @@ export class Relay {
       [...this.bySink.values()].map(async (sink) => {
         const limit = this.options.batchSize ?? 100;
         const window = WINDOW_PER_BATCH * limit;
+        const claimedAt = performance.now();
         const rows = this.embedded
           ? await this.options.sql.query<Row>(PEEK, [sink.name, limit, window])
           : await this.options.sql.query<Row>(CLAIM, [sink.name, this.options.leaseMs, limit, window]);
         rows.sort((a, b) => Number(BigInt(a.seq) - BigInt(b.seq)));
         // In seq order, one after the other: each agent's events in its order.
-        const delivered = await this.deliverQueue(sink, rows);
+        const delivered = await this.deliverQueue(sink, rows, claimedAt);
         if (this.embedded) await this.vacuumNow(delivered);
         return rows.length;
       }),
@@ -169,8 +170,15 @@ export class Relay {
    * A failure makes the sink look down: that row waits for its retry, and
    * every row not yet sent (of any agent) is released to wait with it
    * rather than fail one by one. Deliveries already in flight finish.
+   *
+   * Leased rows (PostgreSQL): no delivery starts after half the lease, and
+   * the rows not yet sent are released at once. A slow receiver could
+   * otherwise keep this instance on an agent's queue past its lease, and
+   * another instance would claim the same rows and send them too, out of
+   * order with this one's. (The lease is more than twice any delivery's
+   * time-out, so what started before half of it ends within it.)
    */
-  private async deliverQueue(sink: EventSink, queue: Row[]): Promise<number> {
+  private async deliverQueue(sink: EventSink, queue: Row[], claimedAt: number): Promise<number> {
     const { sql, counters, logger } = this.options;
     const byAgent = new Map<number, Row[]>();
     for (const row of queue) {
@@ -180,12 +188,18 @@ export class Relay {
     }
     const delivered: string[] = [];
     const unsent: string[] = [];
+    const leaseEnding: string[] = [];
     let waitMs: number | null = null;
+    const leaseHalf = claimedAt + this.options.leaseMs / 2;
 
     const deliverAgent = async (rows: Row[]): Promise<void> => {
       for (const [index, row] of rows.entries()) {
         if (waitMs !== null) {
           unsent.push(...rows.slice(index).map((r) => r.seq));
+          return;
+        }
+        if (!this.embedded && performance.now() > leaseHalf) {
+          leaseEnding.push(...rows.slice(index).map((r) => r.seq));
           return;
         }
         try {
@@ -216,6 +230,7 @@ export class Relay {
     } finally {
       if (delivered.length > 0) await sql.query(DELIVERED, [delivered]);
       if (unsent.length > 0) await sql.query(RELEASE, [unsent, waitMs ?? this.options.retryMinMs]);
+      if (leaseEnding.length > 0) await sql.query(RELEASE, [leaseEnding, 0]);
     }
     return delivered.length;
   }
