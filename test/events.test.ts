@@ -6,7 +6,8 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pino from "pino";
 import { agentChangeParams, agentChangeStatement } from "../server/events/outbox.js";
-import { Relay } from "../server/events/relay.js";
+import type { Sql } from "../server/db/sql.js";
+import { Relay, type RelayOptions } from "../server/events/relay.js";
 import { webhookSinkName } from "../server/events/sink.js";
 import { WebhookSink } from "../server/events/webhook-sink.js";
 import { SqlAgentStore } from "../server/store/sql-agent-store.js";
@@ -22,6 +23,7 @@ const contract = loadContract();
 const pausedSchema = contract.schemaValidator("AgentPausedEvent");
 const unpausedSchema = contract.schemaValidator("AgentUnpausedEvent");
 const SECRET = `whsec_${randomBytes(32).toString("base64")}`;
+const ORIGIN = "6f1c3c6e-2b7a-4f5e-9a0d-3c2b1a0f9e8d";
 const AGENTS = [loggedIn(1), loggedIn(2), paused(3, "lunch break")];
 
 const pause = (server: TestServer, number: string, reason?: string) =>
@@ -38,7 +40,7 @@ describe("the outbox, in the store", () => {
     const db = await database.openMigrated();
     try {
       const count = async () => (await db.query<{ n: number }>("SELECT count(*)::int AS n FROM event_outbox"))[0]!.n;
-      const origin = "6f1c3c6e-2b7a-4f5e-9a0d-3c2b1a0f9e8d";
+      const origin = ORIGIN;
       const silent = new SqlAgentStore(db, origin);
       await silent.upsert(AGENTS);
       expect(await silent.pause("1001", "a")).toBe("paused");
@@ -80,16 +82,21 @@ describe("the outbox, in the store", () => {
   });
 });
 
+/** A relay of its own delivering `db`'s outbox to `receiver`, retrying within 50–200 ms. */
+function webhookRelay(db: Sql, receiver: WebhookReceiver, options: Pick<RelayOptions, "pollMs" | "leaseMs" | "vacuumEvery">): Relay {
+  const sink = new WebhookSink({ url: receiver.url, secret: SECRET, timeoutMs: 5_000 });
+  return new Relay({ sql: db, sinks: [sink], logger: pino({ level: "silent" }), retryMinMs: 50, retryMaxMs: 200, ...options });
+}
+
 describe("the relay, in the process", () => {
   it("delivers different agents' events side by side, each agent's one at a time and in order, and vacuums the embedded outbox", async () => {
     const database = await freshPglite();
     const db = await database.openMigrated();
     const receiver = await startWebhookReceiver();
     receiver.delayMs = 20;
-    const sink = new WebhookSink({ url: receiver.url, secret: SECRET, timeoutMs: 5_000 });
-    const relay = new Relay({ sql: db, sinks: [sink], logger: pino({ level: "silent" }), retryMinMs: 50, retryMaxMs: 200, pollMs: 50, leaseMs: 60_000, vacuumEvery: 10 });
+    const relay = webhookRelay(db, receiver, { pollMs: 50, leaseMs: 60_000, vacuumEvery: 10 });
     try {
-      const store = new SqlAgentStore(db, "6f1c3c6e-2b7a-4f5e-9a0d-3c2b1a0f9e8d", { sinks: [sink.name] });
+      const store = new SqlAgentStore(db, ORIGIN, { sinks: [webhookSinkName(receiver.url)] });
       const agents = Array.from({ length: 8 }, (_, i) => loggedIn(i + 1));
       await store.upsert(agents);
       const reasons = ["a", "b", "c", "d", "e"];
@@ -124,21 +131,10 @@ describe("two relays sharing the outbox through leases, as instances on one Post
     const db = await database.openMigrated();
     const receiver = await startWebhookReceiver();
     receiver.delayMs = 60;
-    const relays = ["a", "b"].map(
-      () =>
-        new Relay({
-          sql: db,
-          sinks: [new WebhookSink({ url: receiver.url, secret: SECRET, timeoutMs: 5_000 })],
-          logger: pino({ level: "silent" }),
-          retryMinMs: 50,
-          retryMaxMs: 200,
-          pollMs: 20,
-          // Twelve deliveries of 60 ms take 720 ms: well past this lease, in one claim.
-          leaseMs: 400,
-        }),
-    );
+    // Twelve deliveries of 60 ms take 720 ms: well past this lease, in one claim.
+    const relays = ["a", "b"].map(() => webhookRelay(db, receiver, { pollMs: 20, leaseMs: 400 }));
     try {
-      const store = new SqlAgentStore(db, "6f1c3c6e-2b7a-4f5e-9a0d-3c2b1a0f9e8d", { sinks: [webhookSinkName(receiver.url)] });
+      const store = new SqlAgentStore(db, ORIGIN, { sinks: [webhookSinkName(receiver.url)] });
       await store.upsert([loggedIn(1)]);
       const reasons = Array.from({ length: 12 }, (_, i) => `r${i}`);
       for (const reason of reasons) expect(await store.pause("1001", reason)).toBe("paused");

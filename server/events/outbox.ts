@@ -17,9 +17,6 @@
 export const EVENT_NAMES = ["agent_paused", "agent_unpaused"] as const;
 export type EventName = (typeof EVENT_NAMES)[number];
 
-/** Upstream's field, carried as it is. */
-export const EVENT_REQUIRED_ACL = "events.statuses.agents";
-
 /** The state a change sets: pause (true and its reason) or unpause (false and null). */
 export interface PauseState {
   paused: boolean;

@@ -43,10 +43,10 @@ export interface RelayOptions {
 }
 
 // The claim (migration 4 in db/migrations.ts) takes a prefix of each
-// agent's queue from the sink's oldest rows (a window of WINDOW_PER_BATCH batches). On PostgreSQL it is one
-// statement that serialises claims across instances and leases the rows.
-// On the embedded database this relay is the only one and its rounds never
-// overlap, so it only reads the due rows (PEEK): no lease to write.
+// agent's queue from a window of the sink's oldest rows. On PostgreSQL it
+// is one statement that serialises claims across instances and leases the
+// rows. On the embedded database this relay is the only one and its rounds
+// never overlap, so it only reads the due rows (PEEK): no lease to write.
 // The window is twice the batch: enough to look past a few agents held
 // back, and the claim's cost grows with the window, not the backlog.
 const WINDOW_PER_BATCH = 2;
@@ -152,7 +152,7 @@ export class Relay {
           ? await this.options.sql.query<Row>(PEEK, [sink.name, limit, window])
           : await this.options.sql.query<Row>(CLAIM, [sink.name, this.options.leaseMs, limit, window]);
         rows.sort((a, b) => Number(BigInt(a.seq) - BigInt(b.seq)));
-        // In seq order, one after the other: each agent's events in its order.
+        // Seq order: each agent's rows in the order of its changes.
         const delivered = await this.deliverQueue(sink, rows, claimedAt);
         if (this.embedded) await this.vacuumNow(delivered);
         return rows.length;

@@ -15,11 +15,11 @@ const MAX_ID = 2_147_483_647;
 // locking makes concurrent pauses of one agent apply one after the other.
 // (A single statement that also told 404 from 409, with a CTE, cost twice
 // as much on every pause; the failure path pays for its own question.)
-const PAUSE = "UPDATE agents SET paused = true, paused_reason = $2 WHERE number = $1 AND logged RETURNING id";
-// Unpause is pause's mirror: one statement on a logged-in agent, also when
-// it is not paused (the 204 is the same, and the row is touched all the same,
-// so the data version moves as it does for a pause that changes nothing).
-const UNPAUSE = "UPDATE agents SET paused = false, paused_reason = NULL WHERE number = $1 AND logged RETURNING id";
+// Pause and unpause are the same statement with another state ($2 paused,
+// $3 reason); unpause applies also when the agent is not paused (the 204 is
+// the same, and the row is touched all the same, so the data version moves
+// as it does for a pause that changes nothing).
+const CHANGE = "UPDATE agents SET paused = $2, paused_reason = $3 WHERE number = $1 AND logged RETURNING id";
 const LOGGED = "SELECT logged FROM agents WHERE number = $1";
 // With an event sink configured: the same update, and its event in the
 // outbox in the same statement when it changed the stored state.
@@ -76,11 +76,8 @@ export class SqlAgentStore implements AgentStore {
    * records the event, true when it changed the agent (so false also for
    * an agent already in that state: the caller's read says logged in).
    */
-  private async change(plain: string, event: EventName, number: string, to: PauseState): Promise<boolean> {
-    if (this.events.sinks.length === 0) {
-      const params = to.paused ? [number, to.reason] : [number];
-      return (await this.sql.query(plain, params)).length > 0;
-    }
+  private async change(event: EventName, number: string, to: PauseState): Promise<boolean> {
+    if (this.events.sinks.length === 0) return (await this.sql.query(CHANGE, [number, to.paused, to.reason])).length > 0;
     const [row] = await this.sql.query<{ id: number | null }>(WITH_EVENT[event], agentChangeParams(number, to, this.originUuid, this.events.sinks));
     const changed = row !== undefined && row.id !== null;
     if (changed) this.events.recorded?.();
@@ -119,12 +116,12 @@ export class SqlAgentStore implements AgentStore {
   }
 
   async pause(number: string, reason: string | null): Promise<PauseOutcome> {
-    const outcome = await this.applyOrExplain(PAUSE, "agent_paused", number, { paused: true, reason });
+    const outcome = await this.applyOrExplain("agent_paused", number, { paused: true, reason });
     return outcome === "applied" ? "paused" : outcome;
   }
 
   async unpause(number: string): Promise<UnpauseOutcome> {
-    const outcome = await this.applyOrExplain(UNPAUSE, "agent_unpaused", number, { paused: false, reason: null });
+    const outcome = await this.applyOrExplain("agent_unpaused", number, { paused: false, reason: null });
     return outcome === "applied" ? "unpaused" : outcome;
   }
 
@@ -133,14 +130,9 @@ export class SqlAgentStore implements AgentStore {
    * that says why from the state as it is now. If the agent logged in
    * between the two statements, the change is tried again.
    */
-  private async applyOrExplain(
-    plain: string,
-    event: EventName,
-    number: string,
-    to: PauseState,
-  ): Promise<"applied" | "no such agent" | "not logged in"> {
+  private async applyOrExplain(event: EventName, number: string, to: PauseState): Promise<"applied" | "no such agent" | "not logged in"> {
     for (let attempt = 0; ; attempt++) {
-      if (await this.change(plain, event, number, to)) return "applied";
+      if (await this.change(event, number, to)) return "applied";
       const rows = await this.sql.query<{ logged: boolean }>(LOGGED, [number]);
       const row = rows[0];
       if (row === undefined) return "no such agent";
