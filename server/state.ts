@@ -2,8 +2,6 @@ import type { Logger } from "pino";
 import type { TokenStore } from "./store/token-store.js";
 import type { Config } from "./config/config.js";
 import type { Database } from "./db/sql.js";
-import { openPglite } from "./db/pglite.js";
-import { openPostgres } from "./db/postgres.js";
 import { migrate } from "./db/migrations.js";
 import { instrumentedDatabase } from "./db/instrumented.js";
 import { NO_METRICS, type Metrics } from "./ops/metrics.js";
@@ -36,9 +34,11 @@ export async function openState(
   /** Where pauses record their events (the server's relay); none: no event is recorded (the CLI). */
   events: EventRecording = { sinks: [] },
 ): Promise<State> {
+  // Only the configured driver is loaded: each costs tens of milliseconds,
+  // which every admin command would otherwise pay for the other one.
   const opened = config.databaseUrl
-    ? await openPostgres(config.databaseUrl, { timeoutMs: config.dbTimeoutMs })
-    : await openPglite(config.dataDir);
+    ? await (await import("./db/postgres.js")).openPostgres(config.databaseUrl, { timeoutMs: config.dbTimeoutMs })
+    : await (await import("./db/pglite.js")).openPglite(config.dataDir);
   const db = metrics === NO_METRICS ? opened : instrumentedDatabase(opened, metrics);
   try {
     const applied = await migrate(db);

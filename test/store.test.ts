@@ -237,7 +237,7 @@ describe.each(kinds)("store on $kind", ({ fresh, available }) => {
       await resetAgents(db);
     });
 
-    it("upsert sends one DELETE and one COPY per batch of 10,000 agents, whatever the fleet's size", async () => {
+    it("upsert sends one COPY per batch of 10,000 agents, and a DELETE only of the ids that may be stored", async () => {
       const store = await resetAgents(db, []);
       const sent: string[] = [];
       // The real database, recording the start of every statement an import sends.
@@ -263,12 +263,64 @@ describe.each(kinds)("store on $kind", ({ fresh, available }) => {
       // The last of two rows with one id wins, as with one statement per row.
       fleet.push({ ...loggedIn(3), paused: true, paused_reason: "last wins" });
       await new SqlAgentStore(counting, store.originUuid).upsert(fleet);
-      expect(sent).toEqual(["LOCK TABLE", ...Array.from({ length: 3 }, () => ["DELETE FROM", "COPY agents"]).flat()]);
+      // Into an empty table: COPY alone, but id 3 of the last batch was written by the first.
+      expect(sent).toEqual(["LOCK TABLE", "SELECT min(id)", "COPY agents", "COPY agents", "DELETE FROM", "COPY agents"]);
       const rows = await store.list();
       expect(rows).toHaveLength(25_000);
       expect(rows[2]).toMatchObject({ id: 3, paused: true, paused_reason: "last wins" });
+
+      // Again, over itself: every batch's ids are in the stored range.
+      sent.length = 0;
+      await new SqlAgentStore(counting, store.originUuid).upsert(fleet.map((agent) => (agent.logged ? { ...agent, context: "again" } : agent)));
+      expect(sent).toEqual(["LOCK TABLE", "SELECT min(id)", ...Array.from({ length: 3 }, () => ["DELETE FROM", "COPY agents"]).flat()]);
+      expect(await store.list()).toHaveLength(25_000);
+      expect(await store.getById(24_999)).toMatchObject({ context: "again" });
       expect(rows[6]).toMatchObject({ id: 7, logged: false, extension: null, context: null, state_interface: null });
       expect(rows[24_999]).toMatchObject({ id: 25_000, number: "26000", state_interface: "PJSIP/agent25000" });
+      await resetAgents(db);
+    });
+
+    it("upsert from batches: a source that fails rolls back what was written, and its failure wins over the database's", async () => {
+      const store = await resetAgents(db, [loggedIn(1, "500")]);
+      const before = { list: await store.list(), version: await store.dataVersion() };
+      let copies = 0;
+      // The real database, whose second COPY fails.
+      const failing: Sql = {
+        query: (text, params) => db.query(text, params),
+        copyIn: (table, columns, text) => db.copyIn(table, columns, text),
+        transaction: (fn) =>
+          db.transaction((tx) =>
+            fn({
+              query: (text, params) => tx.query(text, params),
+              transaction: (nested) => tx.transaction(nested),
+              copyIn: (table, columns, text) => (++copies === 2 ? Promise.reject(new Error("copy refused")) : tx.copyIn(table, columns, text)),
+            }),
+          ),
+      };
+      let read = 0;
+      async function* batches(fail: Error | null) {
+        for (let start = 2; start < 50; start += 10) {
+          await new Promise((resolve) => setImmediate(resolve));
+          read++;
+          yield Array.from({ length: 10 }, (_, i) => loggedIn(start + i));
+        }
+        if (fail) throw fail;
+      }
+      const invalid = new Error("invalid file");
+      await expect(store.upsert(batches(invalid))).rejects.toBe(invalid);
+      expect(await store.list()).toEqual(before.list);
+
+      // A COPY refused on the way: the source is read to its end all the same, and its failure is the one reported.
+      await expect(new SqlAgentStore(failing, store.originUuid).upsert(batches(invalid))).rejects.toBe(invalid);
+      expect(read).toBe(10);
+      copies = 0;
+      await expect(new SqlAgentStore(failing, store.originUuid).upsert(batches(null))).rejects.toThrow("copy refused");
+      expect(read).toBe(15);
+      expect(await store.list()).toEqual(before.list);
+      expect(await store.dataVersion()).toBe(before.version);
+
+      await store.upsert(batches(null));
+      expect(await store.list()).toHaveLength(51);
       await resetAgents(db);
     });
 

@@ -72,24 +72,9 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function duplicateProblems(items: readonly Record<string, unknown>[]): string[] {
-  const problems: string[] = [];
-  for (const field of ["id", "number"] as const) {
-    const firstAt = new Map<unknown, number>();
-    items.forEach((item, index) => {
-      const value = item[field];
-      if (value === undefined || value === null) return;
-      const first = firstAt.get(value);
-      if (first === undefined) firstAt.set(value, index);
-      else problems.push(`[${index}].${field}: duplicate ${field} ${JSON.stringify(value)} (first at [${first}])`);
-    });
-  }
-  return problems;
-}
-
 type ImportFile = { ok: true; data: unknown } | { ok: false; problems: string[] };
 
-/** Reads the file's JSON; nothing is validated yet (checkImportFile). */
+/** Reads the file's JSON; nothing is validated yet. */
 function readImportFile(text: string): ImportFile {
   try {
     return { ok: true, data: JSON.parse(text) as unknown };
@@ -98,41 +83,97 @@ function readImportFile(text: string): ImportFile {
   }
 }
 
+/** Problems are reported in this order, whatever the order they are found in. */
+interface Problems {
+  schema: string[];
+  state: string[];
+  duplicateIds: string[];
+  duplicateNumbers: string[];
+}
+
+/** The first position of each id and number seen so far, for the duplicates' problems. */
+class Duplicates {
+  private readonly firstAt = { id: new Map<unknown, number>(), number: new Map<unknown, number>() };
+
+  check(item: Record<string, unknown>, index: number, problems: Problems): void {
+    for (const field of ["id", "number"] as const) {
+      const value = item[field];
+      if (value === undefined || value === null) continue;
+      const first = this.firstAt[field].get(value);
+      if (first === undefined) this.firstAt[field].set(value, index);
+      else (field === "id" ? problems.duplicateIds : problems.duplicateNumbers).push(`[${index}].${field}: duplicate ${field} ${JSON.stringify(value)} (first at [${first}])`);
+    }
+  }
+}
+
+/** An import file that is not valid: every problem, with its position in the file. */
+export class InvalidImportError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid import file: ${problems.length} problem(s)`);
+  }
+}
+
 // Items validated between two yields to the event loop: a few milliseconds
 // of work, so that a server importing a large file (agentd import over its
-// admin socket) goes on answering requests meanwhile.
-const SLICE = 2_000;
+// admin socket) goes on answering requests meanwhile, and so that the
+// database's answers to the batches already written are read meanwhile.
+const SLICE = 250;
+/** Agents per batch handed to the writer. */
+const BATCH = 10_000;
 
 /**
- * Validates a read import file against the contract and its state rules:
- * either every agent, or every problem with its position. The problems are
- * those of validating the whole array at once (Ajv reports every error), in
- * the same order: each item's schema errors, then the state rules, then the
- * duplicates.
+ * Reads an import file and yields its agents in batches, each validated
+ * against the contract and its state rules before it is yielded, so that a
+ * writer can store one batch while the next is checked. Once a problem is
+ * found nothing more is yielded, the rest is still checked, and the
+ * generator throws InvalidImportError with every problem: the writer must
+ * then discard what it was given (the store's import is one transaction).
+ * The problems are those of validating the whole array at once (Ajv reports
+ * every error), in the same order: each item's schema errors, then the state
+ * rules, then the duplicates.
  */
-async function checkImportFile(data: unknown, contractFile: string = CONTRACT_PATH): Promise<AgentImport> {
+export async function* importBatches(text: string, contractFile: string = CONTRACT_PATH): AsyncGenerator<AgentRecord[], void, undefined> {
+  const file = readImportFile(text);
+  if (!file.ok) throw new InvalidImportError(file.problems);
+  const data = file.data;
   const validators = validatorsFor(contractFile);
   if (!Array.isArray(data)) {
-    return validators.file(data) ? { ok: true, agents: [] } : { ok: false, problems: (validators.file.errors ?? []).map((error) => describe(error, "")) };
+    if (validators.file(data)) return;
+    throw new InvalidImportError((validators.file.errors ?? []).map((error) => describe(error, "")));
   }
-  const problems: string[] = [];
+  const problems: Problems = { schema: [], state: [], duplicateIds: [], duplicateNumbers: [] };
+  const duplicates = new Duplicates();
+  let batch: AgentRecord[] = [];
   for (let start = 0; start < data.length; start += SLICE) {
     if (start > 0) await new Promise((resolve) => setImmediate(resolve));
     for (let index = start; index < Math.min(data.length, start + SLICE); index++) {
-      if (!validators.item(data[index])) problems.push(...(validators.item.errors ?? []).map((error) => describe(error, `/${index}`)));
+      const item: unknown = data[index];
+      if (!validators.item(item)) problems.schema.push(...(validators.item.errors ?? []).map((error) => describe(error, `/${index}`)));
+      const fields = isObject(item) ? item : {};
+      problems.state.push(...stateProblems(fields, `[${index}]`));
+      duplicates.check(fields, index, problems);
+      batch.push(toRecord(fields));
     }
+    const clean = problems.schema.length + problems.state.length + problems.duplicateIds.length + problems.duplicateNumbers.length === 0;
+    // The first batch is one slice, so that the database starts early.
+    const full = batch.length >= (start === 0 ? SLICE : BATCH) || start + SLICE >= data.length;
+    if (clean && full) yield batch;
+    if (!clean || full) batch = [];
   }
-  const items = data.map((item: unknown) => (isObject(item) ? item : {}));
-  items.forEach((item, index) => problems.push(...stateProblems(item, `[${index}]`)));
-  problems.push(...duplicateProblems(items));
-  if (problems.length > 0) return { ok: false, problems };
-  return { ok: true, agents: data.map((item) => toRecord(item as Record<string, unknown>)) };
+  const all = [...problems.schema, ...problems.state, ...problems.duplicateIds, ...problems.duplicateNumbers];
+  if (all.length > 0) throw new InvalidImportError(all);
 }
 
-/** Reads and validates an import file. */
+/** Reads and validates a whole import file: every agent, or every problem. */
 export async function parseAgentImport(text: string, contractFile: string = CONTRACT_PATH): Promise<AgentImport> {
-  const file = readImportFile(text);
-  return file.ok ? checkImportFile(file.data, contractFile) : file;
+  const agents: AgentRecord[] = [];
+  try {
+    for await (const batch of importBatches(text, contractFile)) agents.push(...batch);
+  } catch (error) {
+    if (error instanceof InvalidImportError) return { ok: false, problems: error.problems };
+    throw error;
+  }
+  return { ok: true, agents };
 }
 
 function toRecord(item: Record<string, unknown>): AgentRecord {

@@ -1,6 +1,6 @@
 import type { TokenStore } from "../store/token-store.js";
-import type { AgentStore } from "../store/agent-store.js";
-import { parseAgentImport } from "./import-file.js";
+import type { AgentRecord, AgentStore } from "../store/agent-store.js";
+import { importBatches, InvalidImportError } from "./import-file.js";
 import type { AdminRequest, AdminResponse } from "./protocol.js";
 
 /**
@@ -15,10 +15,23 @@ export async function runAdmin(request: AdminRequest, deps: { tokens: TokenStore
     case "token.revoke":
       return { ok: true, revoked: await deps.tokens.revoke(request.token) };
     case "import": {
-      const parsed = await parseAgentImport(request.text);
-      if (!parsed.ok) return { ok: false, error: "invalid import file", problems: parsed.problems };
-      await deps.store.upsert(parsed.agents);
-      return { ok: true, imported: parsed.agents.length };
+      // The store writes each checked batch while the next is checked, in
+      // one transaction that an invalid file rolls back: nothing is written.
+      const text = request.text;
+      let imported = 0;
+      async function* counted(): AsyncGenerator<AgentRecord[]> {
+        for await (const batch of importBatches(text)) {
+          imported += batch.length;
+          yield batch;
+        }
+      }
+      try {
+        await deps.store.upsert(counted());
+      } catch (error) {
+        if (error instanceof InvalidImportError) return { ok: false, error: "invalid import file", problems: error.problems };
+        throw error;
+      }
+      return { ok: true, imported };
     }
   }
 }

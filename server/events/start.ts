@@ -3,7 +3,7 @@
 import type { Logger } from "pino";
 import type { EventsConfig } from "../config/config.js";
 import type { Database } from "../db/sql.js";
-import { registerEventMetrics, type PrometheusMetrics } from "../ops/metrics.js";
+import { registerEventMetrics, type PrometheusMetrics } from "../ops/prometheus.js";
 import { BusSink } from "./bus-sink.js";
 import { Relay } from "./relay.js";
 import type { EventSink } from "./sink.js";

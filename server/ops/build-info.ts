@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { CONTRACT, CONTRACT_PATH } from "../contract.js";
-import type { BuildInfo } from "./metrics.js";
+import type { BuildInfo } from "./prometheus.js";
 
 /** The package version (package.json beside openapi.yaml) and the contract release it serves (info.version). */
 export function readBuildInfo(): BuildInfo {

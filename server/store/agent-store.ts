@@ -4,6 +4,12 @@ export type AgentStatus = components["schemas"]["AgentStatus"];
 /** An agent as stored and imported: the status without the deployment's origin_uuid. */
 export type AgentRecord = Omit<AgentStatus, "origin_uuid">;
 
+/**
+ * Agents to import: all at once, or in batches as a reader checks them
+ * (admin/import-file.ts). A source that throws cancels the whole import.
+ */
+export type AgentImportSource = readonly AgentRecord[] | AsyncIterable<readonly AgentRecord[]>;
+
 export type PauseOutcome = "paused" | "no such agent" | "not logged in";
 export type UnpauseOutcome = "unpaused" | "no such agent" | "not logged in";
 
@@ -18,6 +24,6 @@ export interface AgentStore {
   pause(number: string, reason: string | null): Promise<PauseOutcome>;
   /** Ends the pause of a logged-in agent (paused false, reason null) in one atomic statement; a no-op when not paused. */
   unpause(number: string): Promise<UnpauseOutcome>;
-  /** Inserts or replaces agents by id, all in one transaction. */
-  upsert(agents: readonly AgentRecord[]): Promise<void>;
+  /** Inserts or replaces agents by id, all in one transaction, which a source that throws rolls back. */
+  upsert(agents: AgentImportSource): Promise<void>;
 }

@@ -1,4 +1,4 @@
-import type { AgentRecord, AgentStatus, AgentStore, PauseOutcome, UnpauseOutcome } from "./agent-store.js";
+import type { AgentImportSource, AgentStatus, AgentStore, PauseOutcome, UnpauseOutcome } from "./agent-store.js";
 
 /** The fleet as this process knows it. Mutated in place by pauses and unpauses: no write copies it. */
 interface Fleet {
@@ -99,7 +99,7 @@ export class CachedAgentStore implements AgentStore {
     );
   }
 
-  async upsert(agents: readonly AgentRecord[]): Promise<void> {
+  async upsert(agents: AgentImportSource): Promise<void> {
     try {
       await this.inner.upsert(agents);
     } finally {

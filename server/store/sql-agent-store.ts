@@ -1,6 +1,6 @@
-import { copyText } from "../db/copy-text.js";
 import type { Sql } from "../db/sql.js";
-import type { AgentRecord, AgentStatus, AgentStore, PauseOutcome, UnpauseOutcome } from "./agent-store.js";
+import type { AgentImportSource, AgentRecord, AgentStatus, AgentStore, PauseOutcome, UnpauseOutcome } from "./agent-store.js";
+import { importAgents } from "./sql-agent-import.js";
 import { agentChangeParams, agentChangeStatement, type EventName, type PauseState } from "../events/outbox.js";
 
 const COLUMNS = "id, number, extension, context, logged, paused, paused_reason, state_interface";
@@ -37,27 +37,6 @@ export interface EventRecording {
   /** Called after an event was committed, so the relay delivers it at once. */
   recorded?: () => void;
 }
-
-// An import replaces each agent it names (by id) and leaves the others as
-// they are. Per batch of agents: one DELETE of the batch's ids, then one
-// COPY of its rows, PostgreSQL's own bulk path (several times cheaper per
-// row than an INSERT … ON CONFLICT, which checks and inserts each row on its
-// own). Numbers may move between agents across batches: their uniqueness is
-// checked at commit (agents_number_key is deferred).
-const COPY_COLUMNS = ["id", "number", "extension", "context", "logged", "paused", "paused_reason", "state_interface"] as const;
-const DELETE_BATCH = "DELETE FROM agents WHERE id = ANY($1::integer[])";
-
-// Agents per batch: each statement stays well within the statement time-out
-// whatever the fleet, and a 100,000-agent import is a handful of round trips.
-const BATCH_SIZE = 10_000;
-
-// An import takes the table for itself until it commits. Pauses wait for it
-// (they would wait anyway for every row the import touches), and they can
-// no longer deadlock with it over the data-version counters that each
-// statement's trigger bumps: a pause locks its agent's row, then a counter;
-// a batched import holds counters from its first batch while it goes on
-// locking rows. Two imports run one after the other.
-const LOCK_FOR_IMPORT = "LOCK TABLE agents IN SHARE ROW EXCLUSIVE MODE";
 
 /** The agents' data version (see migration 2): it changes whenever a write to `agents` commits. */
 const DATA_VERSION = "SELECT sum(version)::text AS version FROM agents_version";
@@ -142,18 +121,8 @@ export class SqlAgentStore implements AgentStore {
     }
   }
 
-  async upsert(agents: readonly AgentRecord[]): Promise<void> {
-    if (agents.length === 0) return;
-    // One row per id, the last one winning, as one statement per agent did.
-    const rows = [...new Map(agents.map((agent) => [agent.id, agent])).values()];
-    await this.sql.transaction(async (tx) => {
-      await tx.query(LOCK_FOR_IMPORT);
-      for (let start = 0; start < rows.length; start += BATCH_SIZE) {
-        const batch = rows.slice(start, start + BATCH_SIZE);
-        await tx.query(DELETE_BATCH, [batch.map((a) => a.id)]);
-        await tx.copyIn("agents", COPY_COLUMNS, copyText(batch.map((a) => COPY_COLUMNS.map((column) => a[column]))));
-      }
-    });
+  upsert(agents: AgentImportSource): Promise<void> {
+    return importAgents(this.sql, agents);
   }
 
   /** The data version: equal on two reads only if no write to the agents committed in between. */

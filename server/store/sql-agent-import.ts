@@ -1,0 +1,108 @@
+// The store's import: agents inserted or replaced by id, all in one
+// transaction, from a whole array or from batches that a reader checks as
+// it goes (admin/import-file.ts).
+import { copyText } from "../db/copy-text.js";
+import type { Sql } from "../db/sql.js";
+import type { AgentImportSource, AgentRecord } from "./agent-store.js";
+
+// An import replaces each agent it names (by id) and leaves the others as
+// they are. Per batch of agents: one COPY of its rows, PostgreSQL's own bulk
+// path (several times cheaper per row than an INSERT … ON CONFLICT, which
+// checks and inserts each row on its own), after one DELETE of those of its
+// ids that may already be stored. Numbers may move between agents across
+// batches: their uniqueness is checked at commit (agents_number_key is
+// deferred).
+const COPY_COLUMNS = ["id", "number", "extension", "context", "logged", "paused", "paused_reason", "state_interface"] as const;
+const DELETE_BATCH = "DELETE FROM agents WHERE id = ANY($1::integer[])";
+// The ids stored before the import lie in this range (both null: none).
+const STORED_IDS = "SELECT min(id) AS low, max(id) AS high FROM agents";
+
+// Agents per batch of an array: each statement stays well within the
+// statement time-out whatever the fleet, and a 100,000-agent import is a
+// handful of round trips.
+const BATCH_SIZE = 10_000;
+
+// An import takes the table for itself until it commits. Pauses wait for it
+// (they would wait anyway for every row the import touches), and they can
+// no longer deadlock with it over the data-version counters that each
+// statement's trigger bumps: a pause locks its agent's row, then a counter;
+// a batched import holds counters from its first batch while it goes on
+// locking rows. Two imports run one after the other.
+const LOCK_FOR_IMPORT = "LOCK TABLE agents IN SHARE ROW EXCLUSIVE MODE";
+
+/** A batch ready to send: the ids to delete first (maybe none), and the rows in COPY's text format. */
+interface PreparedBatch {
+  replaced: number[];
+  rows: string;
+}
+
+/** Inserts or replaces agents by id, in one transaction, which a source that throws rolls back. */
+export async function importAgents(sql: Sql, agents: AgentImportSource): Promise<void> {
+  if (isArray(agents) && agents.length === 0) return;
+  await sql.transaction(async (tx) => {
+    await tx.query(LOCK_FOR_IMPORT);
+    // Only an id that may be stored needs deleting first: one in the range
+    // of those stored before (the table is locked), or one this import has
+    // written already. Into an empty table, an import is COPY alone.
+    const [stored] = await tx.query<{ low: number | null; high: number | null }>(STORED_IDS);
+    const written = new Set<number>();
+    const mayBeStored = (id: number) => (stored?.low != null && stored.high != null && id >= stored.low && id <= stored.high) || written.has(id);
+
+    const prepare = (batch: readonly AgentRecord[]): PreparedBatch => {
+      // One row per id, the last one winning, as one statement per agent did.
+      const rows = [...new Map(batch.map((agent) => [agent.id, agent])).values()];
+      const replaced = rows.filter((agent) => mayBeStored(agent.id)).map((agent) => agent.id);
+      for (const agent of rows) written.add(agent.id);
+      return { replaced, rows: copyText(rows.map((agent) => COPY_COLUMNS.map((column) => agent[column]))) };
+    };
+    const send = async ({ replaced, rows }: PreparedBatch) => {
+      if (replaced.length > 0) await tx.query(DELETE_BATCH, [replaced]);
+      await tx.copyIn("agents", COPY_COLUMNS, rows);
+    };
+    await writeEach(isArray(agents) ? batchesOf(agents, BATCH_SIZE) : agents, prepare, send);
+  });
+}
+
+function isArray(source: AgentImportSource): source is readonly AgentRecord[] {
+  return Array.isArray(source);
+}
+
+function* batchesOf<T>(items: readonly T[], size: number): Generator<readonly T[]> {
+  for (let start = 0; start < items.length; start += size) yield items.slice(start, start + size);
+}
+
+/**
+ * Sends each batch as it comes, and keeps the database busy: while one
+ * batch is being stored, the next is read from the source (the import's
+ * validation) and prepared, so on PostgreSQL this process and the database
+ * work on two cores at once. A send that fails stops the sending, but the
+ * source is still read to its end, so that its own failure (an invalid
+ * file) is the one reported, as when the whole file was checked before the
+ * first write.
+ */
+async function writeEach<T, P>(source: Iterable<T> | AsyncIterable<T>, prepare: (batch: T) => P, send: (prepared: P) => Promise<void>): Promise<void> {
+  const iterator = Symbol.asyncIterator in source ? source[Symbol.asyncIterator]() : source[Symbol.iterator]();
+  let failure: { error: unknown } | undefined;
+  let sending: Promise<void> = Promise.resolve();
+  let next = Promise.resolve(iterator.next());
+  for (;;) {
+    let result: IteratorResult<T>;
+    try {
+      result = await next;
+    } catch (error) {
+      // The connection must be idle before the transaction rolls back.
+      await sending;
+      throw error;
+    }
+    if (result.done === true) break;
+    const prepared = failure ? undefined : prepare(result.value);
+    // The connection takes one statement at a time.
+    await sending;
+    if (prepared !== undefined && !failure) sending = send(prepared).catch((error: unknown) => void (failure = { error }));
+    next = Promise.resolve(iterator.next());
+    // Awaited at the top of the loop; until then its rejection is not unhandled.
+    next.catch(() => undefined);
+  }
+  await sending;
+  if (failure) throw failure.error;
+}
