@@ -2,7 +2,8 @@
 // 100,000 agents, on PGlite and on PostgreSQL. At each size:
 // - `agentd import` of the fleet into an existing, empty database (the
 //   whole CLI process, timed from outside), and, on PostgreSQL, `psql \copy`
-//   of the same rows into the same table of another empty database;
+//   of the same rows into the same table of another empty database, taking
+//   turns for --rounds rounds (medians);
 // - GET /agents, GET by number and pause req/s against the server, and GET
 //   /agents against the limit (bare node:https sending the same list bytes);
 // - the server's peak RSS (VmHWM) after its cells.
@@ -43,6 +44,7 @@ export interface GrowthServerResult {
   rounds: Record<GrowthOp, number[]>;
   /** Answers with another status, errors and time-outs, over all rounds. */
   failures: Record<GrowthOp, number>;
+  /** `agentd import`, milliseconds: the median of `settings.rounds` imports, each into an empty database. */
   importMs: number;
   peakRssMiB: number | null;
 }
@@ -55,7 +57,7 @@ export interface GrowthResult {
   limit: Record<number, number>;
   /** Connections of the GET /agents cells, by agent count (the other cells use `settings.connections`). */
   listConnections: Record<number, number>;
-  /** `psql \copy` of the same rows, milliseconds, by agent count (PostgreSQL only). */
+  /** `psql \copy` of the same rows, milliseconds (median of the rounds), by agent count (PostgreSQL only). */
   copyMs: Record<number, number>;
   notes: string[];
 }
@@ -168,26 +170,63 @@ export async function runGrowth(options: GrowthOptions): Promise<GrowthResult> {
       } else {
         drops.push(() => database.drop());
         stores.push({ store: "postgres", settings: { AGENTD_DATA_DIR: path.join(work, `pg-${size}`), AGENTD_DATABASE_URL: database.url } });
-        if (withPsql) {
-          const copyDb = await createDatabase(options.postgresUrl);
-          if (copyDb.url !== null) {
-            await agentd(["token", "create", "--acl", "agentd.#"], { AGENTD_DATA_DIR: path.join(work, `copy-${size}`), AGENTD_DATABASE_URL: copyDb.url });
-            const url = copyDb.url;
-            result.copyMs[size] = await timed(() =>
-              runToEnd("psql", [url, "-q", "-v", "ON_ERROR_STOP=1", "-c", `\\copy agents (${COLUMNS}) FROM '${csv}' WITH (FORMAT csv)`], {
-                core: ctx.core,
-                cwd: work,
-              }),
-            );
-            await copyDb.drop();
+      }
+      const copyOnce = async (): Promise<number | null> => {
+        const copyDb = await createDatabase(options.postgresUrl);
+        if (copyDb.url === null) return null;
+        try {
+          await agentd(["token", "create", "--acl", "agentd.#"], { AGENTD_DATA_DIR: path.join(work, `copy-${size}`), AGENTD_DATABASE_URL: copyDb.url });
+          const url = copyDb.url;
+          return await timed(() =>
+            runToEnd("psql", [url, "-q", "-v", "ON_ERROR_STOP=1", "-c", `\\copy agents (${COLUMNS}) FROM '${csv}' WITH (FORMAT csv)`], { core: ctx.core, cwd: work }),
+          );
+        } finally {
+          await copyDb.drop();
+        }
+      };
+      const importOnce = async (settings: Record<string, string>): Promise<number> => {
+        await agentd(["token", "create", "--acl", "agentd.#"], settings);
+        return timed(() => agentd(["import", json], settings));
+      };
+      // Into a database of its own, dropped afterwards: the rounds before the last.
+      const importScratch = async (store: GrowthStore): Promise<number | null> => {
+        if (store === "pglite") {
+          const dir = path.join(work, `pglite-scratch-${size}`);
+          try {
+            return await importOnce({ AGENTD_DATA_DIR: dir });
+          } finally {
+            await rm(dir, { recursive: true, force: true });
           }
         }
+        const scratch = await createDatabase(options.postgresUrl);
+        if (scratch.url === null) return null;
+        try {
+          return await importOnce({ AGENTD_DATA_DIR: path.join(work, `pg-scratch-${size}`), AGENTD_DATABASE_URL: scratch.url });
+        } finally {
+          await scratch.drop();
+        }
+      };
+      // The machine is shared and its speed drifts: import and COPY take
+      // turns, round by round, and each figure is the median of its rounds.
+      // The last round imports into the database the server then reads.
+      const importRounds = new Map<GrowthStore, number[]>(stores.map(({ store }) => [store, []]));
+      const copyRounds: number[] = [];
+      for (let round = 0; round < options.rounds; round++) {
+        const last = round === options.rounds - 1;
+        if (withPsql && database.url !== null) {
+          const ms = await copyOnce();
+          if (ms !== null) copyRounds.push(ms);
+        }
+        for (const { store, settings } of stores) {
+          const ms = last ? await importOnce(settings) : await importScratch(store);
+          if (ms !== null) importRounds.get(store)!.push(ms);
+        }
       }
-      const importMs = new Map<GrowthStore, number>();
-      for (const { store, settings } of stores) {
-        await agentd(["token", "create", "--acl", "agentd.#"], settings);
-        importMs.set(store, await timed(() => agentd(["import", json], settings)));
-        log(`growth ${size}: ${store} import ${importMs.get(store)!.toFixed(0)} ms${store === "postgres" && result.copyMs[size] !== undefined ? `, psql \\copy ${result.copyMs[size].toFixed(0)} ms` : ""}`);
+      if (copyRounds.length > 0) result.copyMs[size] = median(copyRounds);
+      const importMs = new Map<GrowthStore, number>([...importRounds].map(([store, rounds]) => [store, median(rounds)]));
+      for (const { store } of stores) {
+        const copy = store === "postgres" && result.copyMs[size] !== undefined ? `, psql \\copy ${result.copyMs[size].toFixed(0)} ms (rounds ${copyRounds.map((ms) => ms.toFixed(0)).join(", ")})` : "";
+        log(`growth ${size}: ${store} import ${importMs.get(store)!.toFixed(0)} ms (rounds ${importRounds.get(store)!.map((ms) => ms.toFixed(0)).join(", ")})${copy}`);
       }
 
       const limit = await limitFor(ctx, size);

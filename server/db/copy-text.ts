@@ -15,9 +15,15 @@ function field(value: CopyValue): string {
   return RESERVED.test(value) ? value.replace(RESERVED_ALL, (char) => ESCAPES[char]!) : value;
 }
 
-/** The rows as COPY FROM reads them in its default text format. */
-export function copyText(rows: Iterable<readonly CopyValue[]>): string {
+/** The rows as COPY FROM reads them in its default text format: each row's `columns`, in that order. */
+export function copyText<K extends string>(rows: Iterable<Readonly<Record<K, CopyValue>>>, columns: readonly K[]): string {
+  // Appended field by field: no array per row, which a 100,000-agent import
+  // would otherwise allocate twice per agent.
+  const last = columns.length - 1;
   let text = "";
-  for (const row of rows) text += row.map(field).join("\t") + "\n";
+  for (const row of rows) {
+    for (let i = 0; i < last; i++) text += field(row[columns[i]!]) + "\t";
+    text += field(row[columns[last]!]) + "\n";
+  }
   return text;
 }

@@ -42,18 +42,28 @@ export async function importAgents(sql: Sql, agents: AgentImportSource): Promise
   await sql.transaction(async (tx) => {
     await tx.query(LOCK_FOR_IMPORT);
     // Only an id that may be stored needs deleting first: one in the range
-    // of those stored before (the table is locked), or one this import has
-    // written already. Into an empty table, an import is COPY alone.
+    // of those stored before (the table is locked), or one an earlier batch
+    // of this import wrote. Into an empty table, an import is COPY alone.
     const [stored] = await tx.query<{ low: number | null; high: number | null }>(STORED_IDS);
-    const written = new Set<number>();
-    const mayBeStored = (id: number) => (stored?.low != null && stored.high != null && id >= stored.low && id <= stored.high) || written.has(id);
+    const low = stored?.low ?? Infinity;
+    const high = stored?.high ?? -Infinity;
+    // The batch (counted from 1) that last wrote each id.
+    const writtenBy = new Map<number, number>();
+    let batches = 0;
 
     const prepare = (batch: readonly AgentRecord[]): PreparedBatch => {
+      const current = ++batches;
+      const replaced: number[] = [];
+      let repeated = false;
+      for (const { id } of batch) {
+        const by = writtenBy.get(id);
+        if (by === current) repeated = true;
+        else if (by !== undefined || (id >= low && id <= high)) replaced.push(id);
+        writtenBy.set(id, current);
+      }
       // One row per id, the last one winning, as one statement per agent did.
-      const rows = [...new Map(batch.map((agent) => [agent.id, agent])).values()];
-      const replaced = rows.filter((agent) => mayBeStored(agent.id)).map((agent) => agent.id);
-      for (const agent of rows) written.add(agent.id);
-      return { replaced, rows: copyText(rows.map((agent) => COPY_COLUMNS.map((column) => agent[column]))) };
+      const rows = repeated ? [...new Map(batch.map((agent) => [agent.id, agent])).values()] : batch;
+      return { replaced, rows: copyText(rows, COPY_COLUMNS) };
     };
     const send = async ({ replaced, rows }: PreparedBatch) => {
       if (replaced.length > 0) await tx.query(DELETE_BATCH, [replaced]);
