@@ -42,6 +42,18 @@ async function resetAgents(db: Database, agents: readonly AgentRecord[] = DEMO_A
   return store;
 }
 
+/**
+ * The real database, with the statements sent inside its transactions
+ * passed through `hooks` (to record them, or to make one fail).
+ */
+function insideTransactions(db: Database, hooks: (tx: Sql) => Pick<Sql, "query" | "copyIn">): Sql {
+  return {
+    query: (text, params) => db.query(text, params),
+    copyIn: (table, columns, text) => db.copyIn(table, columns, text),
+    transaction: (fn) => db.transaction((tx) => fn({ ...hooks(tx), transaction: (nested) => tx.transaction(nested) })),
+  };
+}
+
 const kinds = availableKinds();
 const missing = kinds.filter((k) => !k.available).map((k) => k.kind);
 if (missing.length > 0) {
@@ -241,24 +253,16 @@ describe.each(kinds)("store on $kind", ({ fresh, available }) => {
       const store = await resetAgents(db, []);
       const sent: string[] = [];
       // The real database, recording the start of every statement an import sends.
-      const counting: Sql = {
-        query: (text, params) => db.query(text, params),
-        transaction: (fn) =>
-          db.transaction((tx) =>
-            fn({
-              query: (text, params) => {
-                sent.push(text.trim().split(/\s+/).slice(0, 2).join(" "));
-                return tx.query(text, params);
-              },
-              transaction: (nested) => tx.transaction(nested),
-              copyIn: (table, columns, text) => {
-                sent.push(`COPY ${table}`);
-                return tx.copyIn(table, columns, text);
-              },
-            }),
-          ),
-        copyIn: (table, columns, text) => db.copyIn(table, columns, text),
-      };
+      const counting = insideTransactions(db, (tx) => ({
+        query: (text, params) => {
+          sent.push(text.trim().split(/\s+/).slice(0, 2).join(" "));
+          return tx.query(text, params);
+        },
+        copyIn: (table, columns, text) => {
+          sent.push(`COPY ${table}`);
+          return tx.copyIn(table, columns, text);
+        },
+      }));
       const fleet = Array.from({ length: 25_000 }, (_, i) => ((i + 1) % 7 === 0 ? loggedOut(i + 1) : loggedIn(i + 1)));
       // The last of two rows with one id wins, as with one statement per row.
       fleet.push({ ...loggedIn(3), paused: true, paused_reason: "last wins" });
@@ -285,18 +289,10 @@ describe.each(kinds)("store on $kind", ({ fresh, available }) => {
       const before = { list: await store.list(), version: await store.dataVersion() };
       let copies = 0;
       // The real database, whose second COPY fails.
-      const failing: Sql = {
-        query: (text, params) => db.query(text, params),
-        copyIn: (table, columns, text) => db.copyIn(table, columns, text),
-        transaction: (fn) =>
-          db.transaction((tx) =>
-            fn({
-              query: (text, params) => tx.query(text, params),
-              transaction: (nested) => tx.transaction(nested),
-              copyIn: (table, columns, text) => (++copies === 2 ? Promise.reject(new Error("copy refused")) : tx.copyIn(table, columns, text)),
-            }),
-          ),
-      };
+      const failing = insideTransactions(db, (tx) => ({
+        query: (text, params) => tx.query(text, params),
+        copyIn: (table, columns, text) => (++copies === 2 ? Promise.reject(new Error("copy refused")) : tx.copyIn(table, columns, text)),
+      }));
       let read = 0;
       async function* batches(fail: Error | null) {
         for (let start = 2; start < 50; start += 10) {

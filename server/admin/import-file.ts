@@ -87,8 +87,11 @@ function readImportFile(text: string): ImportFile {
 interface Problems {
   schema: string[];
   state: string[];
-  duplicateIds: string[];
-  duplicateNumbers: string[];
+  duplicate: { id: string[]; number: string[] };
+}
+
+function allProblems({ schema, state, duplicate }: Problems): string[] {
+  return [...schema, ...state, ...duplicate.id, ...duplicate.number];
 }
 
 /** The first position of each id and number seen so far, for the duplicates' problems. */
@@ -101,7 +104,7 @@ class Duplicates {
       if (value === undefined || value === null) continue;
       const first = this.firstAt[field].get(value);
       if (first === undefined) this.firstAt[field].set(value, index);
-      else (field === "id" ? problems.duplicateIds : problems.duplicateNumbers).push(`[${index}].${field}: duplicate ${field} ${JSON.stringify(value)} (first at [${first}])`);
+      else problems.duplicate[field].push(`[${index}].${field}: duplicate ${field} ${JSON.stringify(value)} (first at [${first}])`);
     }
   }
 }
@@ -141,7 +144,7 @@ export async function* importBatches(text: string, contractFile: string = CONTRA
     if (validators.file(data)) return;
     throw new InvalidImportError((validators.file.errors ?? []).map((error) => describe(error, "")));
   }
-  const problems: Problems = { schema: [], state: [], duplicateIds: [], duplicateNumbers: [] };
+  const problems: Problems = { schema: [], state: [], duplicate: { id: [], number: [] } };
   const duplicates = new Duplicates();
   let batch: AgentRecord[] = [];
   for (let start = 0; start < data.length; start += SLICE) {
@@ -154,13 +157,13 @@ export async function* importBatches(text: string, contractFile: string = CONTRA
       duplicates.check(fields, index, problems);
       batch.push(toRecord(fields));
     }
-    const clean = problems.schema.length + problems.state.length + problems.duplicateIds.length + problems.duplicateNumbers.length === 0;
+    const clean = allProblems(problems).length === 0;
     // The first batch is one slice, so that the database starts early.
     const full = batch.length >= (start === 0 ? SLICE : BATCH) || start + SLICE >= data.length;
     if (clean && full) yield batch;
     if (!clean || full) batch = [];
   }
-  const all = [...problems.schema, ...problems.state, ...problems.duplicateIds, ...problems.duplicateNumbers];
+  const all = allProblems(problems);
   if (all.length > 0) throw new InvalidImportError(all);
 }
 

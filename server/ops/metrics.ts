@@ -1,7 +1,7 @@
 // What the server counts. The rest of the server only sees this small
 // `Metrics` interface: what happened, never how it is counted (that is
-// prometheus.ts, loaded only by a server whose operator listener is on, so
-// that admin commands do not pay for loading prom-client).
+// prometheus.ts, loaded only by `agentd serve`, so that admin commands do
+// not pay for loading prom-client).
 
 export type AuthCheckResult = "allowed" | "denied" | "unknown_token" | "unavailable";
 
