@@ -229,6 +229,13 @@ describe.each(kinds)("store on $kind", ({ fresh, available }) => {
       expect(lastBad).toEqual({ ok: false, error: "invalid import file", problems: ['[12000].number: must match pattern "^[0-9]+$"'] });
       const garbage = await run([{ ...loggedIn(1), id: "one", logged: { yes: true } }, ...fleet.slice(1, 3)]);
       expect(garbage).toMatchObject({ ok: false, problems: ["[0].id: must be integer", "[0].logged: must be boolean"] });
+      // The first batch goes to the database before it is checked: a repeated
+      // id, an item that is not an object, a text where a number belongs are
+      // refused by the database or rolled back, and the file's own problems
+      // are what the import reports.
+      const reader = await parseAgentImport(JSON.stringify(fileWithEveryProblem()));
+      expect(reader).toMatchObject({ ok: false, problems: expect.arrayContaining(['[4].id: duplicate id 1 (first at [0])', "[11]: must be object"]) });
+      expect(await run(fileWithEveryProblem())).toEqual({ ok: false, error: "invalid import file", problems: reader.ok ? [] : reader.problems });
       expect(await store.list()).toEqual(before.list);
       expect(await store.dataVersion()).toBe(before.version);
 
@@ -448,23 +455,28 @@ describe.each(kinds)("store on $kind", ({ fresh, available }) => {
   });
 });
 
+/** An import file with one of each problem the reader reports, after a good agent (11 problems). */
+function fileWithEveryProblem(): unknown[] {
+  const good = loggedIn(1);
+  return [
+    good,
+    { ...loggedIn(2), id: 0 },
+    { ...loggedIn(3), number: "12a" },
+    { ...loggedOut(4), paused: true },
+    { ...loggedIn(5), id: 1 },
+    { ...loggedIn(6), foo: "bar" },
+    (({ context: _, ...rest }) => rest)(loggedIn(7)),
+    { ...loggedIn(8), origin_uuid: "not-a-uuid" },
+    { ...loggedOut(9), extension: "9" },
+    { ...loggedIn(10), paused_reason: "no pause" },
+    { ...loggedIn(11), number: "1001" },
+    "not an object",
+  ];
+}
+
 describe("import file validation", () => {
   it("reports every problem with its position and returns no agents", async () => {
-    const good = loggedIn(1);
-    const file = [
-      good,
-      { ...loggedIn(2), id: 0 },
-      { ...loggedIn(3), number: "12a" },
-      { ...loggedOut(4), paused: true },
-      { ...loggedIn(5), id: 1 },
-      { ...loggedIn(6), foo: "bar" },
-      (({ context: _, ...rest }) => rest)(loggedIn(7)),
-      { ...loggedIn(8), origin_uuid: "not-a-uuid" },
-      { ...loggedOut(9), extension: "9" },
-      { ...loggedIn(10), paused_reason: "no pause" },
-      { ...loggedIn(11), number: "1001" },
-      "not an object",
-    ];
+    const file = fileWithEveryProblem();
     const parsed = await parseAgentImport(JSON.stringify(file, null, 2));
     expect(parsed.ok).toBe(false);
     if (parsed.ok) return;

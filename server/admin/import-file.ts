@@ -1,37 +1,45 @@
 // `agentd import <file.json>`: a JSON array of agents, validated as a whole
 // against the contract's AgentStatus schema (read from openapi.yaml at run
-// time, never copied) before anything is written.
+// time, never copied) before anything is committed.
 //
 // origin_uuid belongs to the deployment, not to an agent: it is optional in
 // the file and ignored when present (it must still be a UUID), so the output
 // of `GET /agents` from any deployment can be imported as it is.
 import type { ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
-import { CONTRACT, CONTRACT_PATH, contractValidators, readContract } from "../contract.js";
 import type { AgentRecord } from "../store/agent-store.js";
 
 export type AgentImport = { ok: true; agents: AgentRecord[] } | { ok: false; problems: string[] };
+
+interface ImportValidators {
+  file: ValidateFunction;
+  item: ValidateFunction;
+}
 
 /**
  * The contract with two schemas added beside AgentStatus: an agent of the
  * file (the status with origin_uuid optional), and the file (an array of
  * them). Added to the document itself, so the `$ref`s inside AgentStatus
  * (AgentId, AgentNumber, PauseReason) resolve as they do there. Compiled
- * once per contract file and process.
+ * once per contract file and process. The contract module (Ajv, js-yaml and
+ * openapi.yaml, about a tenth of a second) is loaded here, when the first
+ * batch is already on its way to the database, not when the command starts.
  */
-const compiled = new Map<string, { file: ValidateFunction; item: ValidateFunction }>();
-function validatorsFor(contractFile: string): { file: ValidateFunction; item: ValidateFunction } {
-  const known = compiled.get(contractFile);
+const compiled = new Map<string, ImportValidators>();
+async function validatorsFor(contractFile: string | undefined): Promise<ImportValidators> {
+  const { CONTRACT, CONTRACT_PATH, contractValidators, readContract } = await import("../contract.js");
+  const key = contractFile ?? CONTRACT_PATH;
+  const known = compiled.get(key);
   if (known) return known;
   // The shipped contract is already parsed (CONTRACT); a copy, since schemas are added to it.
-  const document = contractFile === CONTRACT_PATH ? structuredClone(CONTRACT) : readContract(contractFile);
+  const document = key === CONTRACT_PATH ? structuredClone(CONTRACT) : readContract(key);
   const schemas = (document.components as { schemas?: Record<string, unknown> } | undefined)?.schemas;
   const status = schemas?.AgentStatus as { required?: string[] } | undefined;
-  if (schemas === undefined || status === undefined) throw new Error(`${contractFile} has no components.schemas.AgentStatus`);
+  if (schemas === undefined || status === undefined) throw new Error(`${key} has no components.schemas.AgentStatus`);
   schemas.AgentImportItem = { ...status, required: (status.required ?? []).filter((name) => name !== "origin_uuid") };
   schemas.AgentImportFile = { type: "array", items: { $ref: "#/components/schemas/AgentImportItem" } };
   const validator = contractValidators(document);
   const validators = { file: validator("#/components/schemas/AgentImportFile"), item: validator("#/components/schemas/AgentImportItem") };
-  compiled.set(contractFile, validators);
+  compiled.set(key, validators);
   return validators;
 }
 
@@ -53,20 +61,21 @@ function describe(error: ErrorObject, at: string): string {
   return `${position(instancePath)}: ${error.message ?? error.keyword}`;
 }
 
-// The contract's state rules that a schema cannot express, in its own words.
-function stateProblems(agent: Record<string, unknown>, at: string): string[] {
-  const problems: string[] = [];
+// The contract's state rules that a schema cannot express, in its own
+// words, added to `problems`. Most agents break none: nothing is allocated
+// for them.
+function checkState(agent: Record<string, unknown>, index: number, problems: string[]): void {
   if (agent.logged === false) {
-    if (agent.paused === true) problems.push(`${at}.paused: must be false when logged is false`);
-    for (const field of ["extension", "context", "state_interface"] as const) {
-      if (agent[field] !== null && agent[field] !== undefined) problems.push(`${at}.${field}: must be null when logged is false`);
+    if (agent.paused === true) problems.push(`[${index}].paused: must be false when logged is false`);
+    for (const field of LOGGED_OUT_NULL) {
+      if (agent[field] !== null && agent[field] !== undefined) problems.push(`[${index}].${field}: must be null when logged is false`);
     }
   }
   if (agent.paused === false && agent.paused_reason !== null && agent.paused_reason !== undefined) {
-    problems.push(`${at}.paused_reason: must be null when paused is false`);
+    problems.push(`[${index}].paused_reason: must be null when paused is false`);
   }
-  return problems;
 }
+const LOGGED_OUT_NULL = ["extension", "context", "state_interface"] as const;
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -96,16 +105,19 @@ function allProblems({ schema, state, duplicate }: Problems): string[] {
 
 /** The first position of each id and number seen so far, for the duplicates' problems. */
 class Duplicates {
-  private readonly firstAt = { id: new Map<unknown, number>(), number: new Map<unknown, number>() };
+  private readonly ids = new Map<unknown, number>();
+  private readonly numbers = new Map<unknown, number>();
 
   check(item: Record<string, unknown>, index: number, problems: Problems): void {
-    for (const field of ["id", "number"] as const) {
-      const value = item[field];
-      if (value === undefined || value === null) continue;
-      const first = this.firstAt[field].get(value);
-      if (first === undefined) this.firstAt[field].set(value, index);
-      else problems.duplicate[field].push(`[${index}].${field}: duplicate ${field} ${JSON.stringify(value)} (first at [${first}])`);
-    }
+    Duplicates.seen(this.ids, "id", item.id, index, problems.duplicate.id);
+    Duplicates.seen(this.numbers, "number", item.number, index, problems.duplicate.number);
+  }
+
+  private static seen(firstAt: Map<unknown, number>, field: string, value: unknown, index: number, problems: string[]): void {
+    if (value === undefined || value === null) return;
+    const first = firstAt.get(value);
+    if (first === undefined) firstAt.set(value, index);
+    else problems.push(`[${index}].${field}: duplicate ${field} ${JSON.stringify(value)} (first at [${first}])`);
   }
 }
 
@@ -123,55 +135,69 @@ export class InvalidImportError extends Error {
 const SLICE = 250;
 /** Agents per batch handed to the writer. */
 const BATCH = 10_000;
+// The first batch is larger: the database stores it while this process
+// loads and compiles the validator (a quarter of a second here), during
+// which no further batch can be sent. 30,000 rows keep PostgreSQL busy for
+// about as long, and still fit in the connection's socket buffers, so it
+// does not wait for this process to write the rest.
+const FIRST_BATCH = 30_000;
 
 /**
- * Reads an import file and yields its agents in batches, each validated
- * against the contract and its state rules before it is yielded, so that a
- * writer can store one batch while the next is checked. Once a problem is
- * found nothing more is yielded, the rest is still checked, and the
- * generator throws InvalidImportError with every problem: the writer must
- * then discard what it was given (the store's import is one transaction).
- * The problems are those of validating the whole array at once (Ajv reports
- * every error), in the same order: each item's schema errors, then the state
- * rules, then the duplicates.
+ * Reads an import file and yields its agents in batches, so that a writer
+ * can store one batch while the reader checks it against the contract and
+ * its state rules. A batch is yielded before it is checked: the database
+ * then starts as soon as the file is parsed, and works on the other core
+ * while this process loads the validator and checks. The writer must hold
+ * what it is given uncommitted until the generator ends (the store's import
+ * is one transaction): once a problem is found nothing more is yielded, the
+ * rest is still checked, and the generator throws InvalidImportError with
+ * every problem, which rolls the writes back. The problems are those of
+ * validating the whole array at once (Ajv reports every error), in the same
+ * order: each item's schema errors, then the state rules, then the
+ * duplicates.
+ *
+ * The agents yielded are the file's own objects, unchecked (an item that is
+ * not an object comes as an empty one, so that a writer can read its
+ * fields): a writer must expect any JSON value in a field, and the database
+ * may refuse one before the check does.
  */
-export async function* importBatches(text: string, contractFile: string = CONTRACT_PATH): AsyncGenerator<AgentRecord[], void, undefined> {
+export async function* importBatches(text: string, contractFile?: string): AsyncGenerator<AgentRecord[], void, undefined> {
   const file = readImportFile(text);
   if (!file.ok) throw new InvalidImportError(file.problems);
   const data = file.data;
-  const validators = validatorsFor(contractFile);
   if (!Array.isArray(data)) {
+    const validators = await validatorsFor(contractFile);
     if (validators.file(data)) return;
     throw new InvalidImportError((validators.file.errors ?? []).map((error) => describe(error, "")));
   }
   const problems: Problems = { schema: [], state: [], duplicate: { id: [], number: [] } };
   const duplicates = new Duplicates();
-  let batch: AgentRecord[] = [];
-  for (let start = 0; start < data.length; start += SLICE) {
-    if (start > 0) await new Promise((resolve) => setImmediate(resolve));
-    for (let index = start; index < Math.min(data.length, start + SLICE); index++) {
+  let validators: ImportValidators | undefined;
+  for (let start = 0; start < data.length; ) {
+    const end = Math.min(data.length, start + (start === 0 ? FIRST_BATCH : BATCH));
+    const batch = (data.slice(start, end) as unknown[]).map((item) => (isObject(item) ? item : {}));
+    if (allProblems(problems).length === 0) yield batch as AgentRecord[];
+    // Compiled once the first batch is on its way to the database.
+    validators ??= await validatorsFor(contractFile);
+    for (let index = start; index < end; index++) {
+      if (index > start && (index - start) % SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
       const item: unknown = data[index];
       if (!validators.item(item)) problems.schema.push(...(validators.item.errors ?? []).map((error) => describe(error, `/${index}`)));
-      const fields = isObject(item) ? item : {};
-      problems.state.push(...stateProblems(fields, `[${index}]`));
+      const fields = batch[index - start]!;
+      checkState(fields, index, problems.state);
       duplicates.check(fields, index, problems);
-      batch.push(toRecord(fields));
     }
-    const clean = allProblems(problems).length === 0;
-    // The first batch is one slice, so that the database starts early.
-    const full = batch.length >= (start === 0 ? SLICE : BATCH) || start + SLICE >= data.length;
-    if (clean && full) yield batch;
-    if (!clean || full) batch = [];
+    start = end;
   }
   const all = allProblems(problems);
   if (all.length > 0) throw new InvalidImportError(all);
 }
 
 /** Reads and validates a whole import file: every agent, or every problem. */
-export async function parseAgentImport(text: string, contractFile: string = CONTRACT_PATH): Promise<AgentImport> {
+export async function parseAgentImport(text: string, contractFile?: string): Promise<AgentImport> {
   const agents: AgentRecord[] = [];
   try {
-    for await (const batch of importBatches(text, contractFile)) agents.push(...batch);
+    for await (const batch of importBatches(text, contractFile)) agents.push(...batch.map(toRecord));
   } catch (error) {
     if (error instanceof InvalidImportError) return { ok: false, problems: error.problems };
     throw error;
@@ -179,15 +205,8 @@ export async function parseAgentImport(text: string, contractFile: string = CONT
   return { ok: true, agents };
 }
 
-function toRecord(item: Record<string, unknown>): AgentRecord {
-  return {
-    id: item.id as number,
-    number: item.number as string,
-    extension: item.extension as string | null,
-    context: item.context as string | null,
-    logged: item.logged as boolean,
-    paused: item.paused as boolean,
-    paused_reason: item.paused_reason as string | null,
-    state_interface: item.state_interface as string | null,
-  };
+/** An agent of a checked file, without the fields the store does not keep (origin_uuid). */
+function toRecord(item: AgentRecord): AgentRecord {
+  const { id, number, extension, context, logged, paused, paused_reason, state_interface } = item;
+  return { id, number, extension, context, logged, paused, paused_reason, state_interface };
 }

@@ -15,8 +15,8 @@ export async function runAdmin(request: AdminRequest, deps: { tokens: TokenStore
     case "token.revoke":
       return { ok: true, revoked: await deps.tokens.revoke(request.token) };
     case "import": {
-      // The store writes each checked batch while the next is checked, in
-      // one transaction that an invalid file rolls back: nothing is written.
+      // The store writes each batch while the reader checks it, in one
+      // transaction that an invalid file rolls back: nothing is written.
       const text = request.text;
       let imported = 0;
       async function* counted(): AsyncGenerator<AgentRecord[]> {
