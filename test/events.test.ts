@@ -125,6 +125,27 @@ describe("the relay, in the process", () => {
   }, 60_000);
 });
 
+describe("the webhook sink", () => {
+  it("fails a delivery the receiver does not answer within the time-out, and delivers once it answers", async () => {
+    const receiver = await startWebhookReceiver();
+    const sink = new WebhookSink({ url: receiver.url, secret: SECRET, timeoutMs: 300 });
+    const event = { seq: "1", eventId: "msg_timeout", agentId: 1, name: "agent_paused" as const, payload: '{"name":"agent_paused"}', createdAt: new Date() };
+    try {
+      receiver.delayMs = 3_000;
+      const started = performance.now();
+      await expect(sink.deliver(event)).rejects.toThrow(/abort/i);
+      // Bounded by the time-out, not by the receiver (which answers after 3 s).
+      expect(performance.now() - started).toBeLessThan(2_000);
+      receiver.delayMs = 0;
+      await sink.deliver(event);
+      expect(receiver.received.at(-1)?.headers["webhook-id"]).toBe("msg_timeout");
+    } finally {
+      await sink.close();
+      await receiver.close();
+    }
+  }, 20_000);
+});
+
 describe("two relays sharing the outbox through leases, as instances on one PostgreSQL do", () => {
   it("a slow receiver never makes an event go out twice or out of order: past half its lease, a relay hands the rest back", async () => {
     const database = await freshPglite();
