@@ -529,6 +529,42 @@ describe("import file validation", () => {
   });
 });
 
+describe("PGlite COPY", () => {
+  it("goes in COPYs of at most 10,000 rows, in one transaction, letting the event loop turn between them", async () => {
+    const { freshPglite } = await import("./helpers/databases.js");
+    const t = await freshPglite();
+    const db = await t.openMigrated();
+    try {
+      await db.query("CREATE TABLE copy_rows (id integer PRIMARY KEY, value text)");
+      // Every value holds an escaped newline, which must not be taken for a row's end.
+      const line = (id: number) => `${id}\tline\\nbreak ${id}\n`;
+      const text = Array.from({ length: 25_000 }, (_, i) => line(i + 1)).join("");
+      // One COPY of 25,000 rows runs without a single turn of the event loop (PGlite's WASM does not yield).
+      let turns = 0;
+      let spinning = true;
+      const spin = () => {
+        if (!spinning) return;
+        turns++;
+        setImmediate(spin);
+      };
+      setImmediate(spin);
+      await db.copyIn("copy_rows", ["id", "value"], text);
+      spinning = false;
+      expect(turns).toBeGreaterThanOrEqual(2);
+      expect(await db.query("SELECT count(*)::int AS n, max(id) AS top FROM copy_rows")).toEqual([{ n: 25_000, top: 25_000 }]);
+      expect(await db.query("SELECT value FROM copy_rows WHERE id = 10001")).toEqual([{ value: "line\nbreak 10001" }]);
+
+      // A row refused in the last chunk undoes the chunks before it.
+      const refused = Array.from({ length: 25_000 }, (_, i) => line(i + 30_001)).join("") + line(30_001);
+      await expect(db.copyIn("copy_rows", ["id", "value"], refused)).rejects.toThrow(/duplicate key|copy_rows_pkey/);
+      expect(await db.query("SELECT count(*)::int AS n FROM copy_rows")).toEqual([{ n: 25_000 }]);
+    } finally {
+      await db.close();
+      await t.cleanup();
+    }
+  });
+});
+
 describe("PGlite durability", () => {
   it("a pause whose promise resolved survives kill -9 of the process", async () => {
     const { freshPglite } = await import("./helpers/databases.js");

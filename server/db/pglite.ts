@@ -30,10 +30,35 @@ function sqlOver(target: Queryable, transaction: Sql["transaction"]): Sql {
     transaction,
     // PGlite has no client stream: COPY reads the rows from the virtual
     // file /dev/blob, which PGlite fills from the `blob` option.
+    //
+    // PostgreSQL's WASM runs in this thread and does not yield while it
+    // works, so one large COPY would hold up every request of a serving
+    // process for its whole length. The rows go in COPYs of at most
+    // COPY_ROWS, in the same transaction, with a turn of the event loop
+    // between them. In COPY's text format a newline inside a value is
+    // written as `\n`, so the text can be cut after any newline.
     async copyIn(table, columns, text) {
-      await target.query(`COPY ${table} (${columns.join(", ")}) FROM '/dev/blob'`, [], { blob: new Blob([text]) });
+      const statement = `COPY ${table} (${columns.join(", ")}) FROM '/dev/blob'`;
+      for (let start = 0; start < text.length; ) {
+        if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+        const end = afterRows(text, start, COPY_ROWS);
+        await target.query(statement, [], { blob: new Blob([text.slice(start, end)]) });
+        start = end;
+      }
     },
   };
+}
+
+const COPY_ROWS = 10_000;
+
+/** Where the `rows` lines of `text` that start at `start` end (or its end). */
+function afterRows(text: string, start: number, rows: number): number {
+  let at = start;
+  for (let row = 0; row < rows && at < text.length; row++) {
+    const newline = text.indexOf("\n", at);
+    at = newline === -1 ? text.length : newline + 1;
+  }
+  return at;
 }
 
 /** Opens (creating it on first use) the embedded database in `<dataDir>/pgdata`. */
@@ -61,7 +86,8 @@ export async function openPglite(dataDir: string): Promise<Database> {
     kind: "pglite",
     query: base.query.bind(base),
     transaction,
-    copyIn: base.copyIn.bind(base),
+    // Its rows may go in several COPYs: one transaction keeps them one write.
+    copyIn: (table, columns, text) => transaction((tx) => tx.copyIn(table, columns, text)),
     async close() {
       if (!pg.closed) await pg.close();
     },
