@@ -16,7 +16,7 @@ import type { AgentRecord } from "../server/store/agent-store.js";
 import { SqlAgentStore } from "../server/store/sql-agent-store.js";
 import { VersionedListStore } from "../server/store/versioned-list-store.js";
 import { readOriginUuid } from "../server/store/deployment.js";
-import { parseAgentImport } from "../server/admin/import-file.js";
+import { importBatches, InvalidImportError } from "../server/admin/import-file.js";
 import { runAdmin } from "../server/admin/operations.js";
 import { findContract } from "../server/contract.js";
 import { DEMO_AGENTS, seedDemoAgents } from "../server/store/seed.js";
@@ -52,6 +52,18 @@ function insideTransactions(db: Database, hooks: (tx: Sql) => Pick<Sql, "query" 
     copyIn: (table, columns, text) => db.copyIn(table, columns, text),
     transaction: (fn) => db.transaction((tx) => fn({ ...hooks(tx), transaction: (nested) => tx.transaction(nested) })),
   };
+}
+
+/** The import reader alone, no database: every agent of a good file (as read), or every problem. */
+async function readImport(text: string, contractFile?: string): Promise<{ ok: true; agents: unknown[] } | { ok: false; problems: string[] }> {
+  const agents: unknown[] = [];
+  try {
+    for await (const batch of importBatches(text, contractFile)) agents.push(...batch);
+  } catch (error) {
+    if (error instanceof InvalidImportError) return { ok: false, problems: error.problems };
+    throw error;
+  }
+  return { ok: true, agents };
 }
 
 const kinds = availableKinds();
@@ -233,7 +245,7 @@ describe.each(kinds)("store on $kind", ({ fresh, available }) => {
       // id, an item that is not an object, a text where a number belongs are
       // refused by the database or rolled back, and the file's own problems
       // are what the import reports.
-      const reader = await parseAgentImport(JSON.stringify(fileWithEveryProblem()));
+      const reader = await readImport(JSON.stringify(fileWithEveryProblem()));
       expect(reader).toMatchObject({ ok: false, problems: expect.arrayContaining(['[4].id: duplicate id 1 (first at [0])', "[11]: must be object"]) });
       expect(await run(fileWithEveryProblem())).toEqual({ ok: false, error: "invalid import file", problems: reader.ok ? [] : reader.problems });
       expect(await store.list()).toEqual(before.list);
@@ -279,6 +291,8 @@ describe.each(kinds)("store on $kind", ({ fresh, available }) => {
       const rows = await store.list();
       expect(rows).toHaveLength(25_000);
       expect(rows[2]).toMatchObject({ id: 3, paused: true, paused_reason: "last wins" });
+      expect(rows[6]).toMatchObject({ id: 7, logged: false, extension: null, context: null, state_interface: null });
+      expect(rows[24_999]).toMatchObject({ id: 25_000, number: "26000", state_interface: "PJSIP/agent25000" });
 
       // Again, over itself: every batch's ids are in the stored range.
       sent.length = 0;
@@ -286,8 +300,6 @@ describe.each(kinds)("store on $kind", ({ fresh, available }) => {
       expect(sent).toEqual(["LOCK TABLE", "SELECT min(id)", ...Array.from({ length: 3 }, () => ["DELETE FROM", "COPY agents"]).flat()]);
       expect(await store.list()).toHaveLength(25_000);
       expect(await store.getById(24_999)).toMatchObject({ context: "again" });
-      expect(rows[6]).toMatchObject({ id: 7, logged: false, extension: null, context: null, state_interface: null });
-      expect(rows[24_999]).toMatchObject({ id: 25_000, number: "26000", state_interface: "PJSIP/agent25000" });
       await resetAgents(db);
     });
 
@@ -432,10 +444,7 @@ describe.each(kinds)("store on $kind", ({ fresh, available }) => {
         { ...loggedIn(1, "501"), paused: true, paused_reason: "training" },
         { ...loggedOut(7), origin_uuid: "6f1c3c6e-2b7a-4f5e-9a0d-3c2b1a0f9e8d" },
       ];
-      const parsed = await parseAgentImport(JSON.stringify(file));
-      expect(parsed).toEqual({ ok: true, agents: [file[0], loggedOut(7)] });
-      if (!parsed.ok) return;
-      await store.upsert(parsed.agents);
+      expect(await runAdmin({ op: "import", text: JSON.stringify(file) }, { tokens: new SqlTokenStore(db), store })).toEqual({ ok: true, imported: 2 });
       expect(await store.list()).toEqual([
         { ...file[0], origin_uuid: store.originUuid },
         { ...loggedOut(7), origin_uuid: store.originUuid },
@@ -446,10 +455,9 @@ describe.each(kinds)("store on $kind", ({ fresh, available }) => {
       const store = await resetAgents(db, [loggedIn(1, "500"), loggedIn(2, "600")]);
       const before = await store.list();
       // Valid on its own, but 600 belongs to agent 2, which the file does not move.
-      const parsed = await parseAgentImport(JSON.stringify([loggedIn(1, "501"), loggedIn(3, "700"), loggedIn(4, "600")]));
-      expect(parsed.ok).toBe(true);
-      if (!parsed.ok) return;
-      await expect(store.upsert(parsed.agents)).rejects.toThrow();
+      const text = JSON.stringify([loggedIn(1, "501"), loggedIn(3, "700"), loggedIn(4, "600")]);
+      expect(await readImport(text)).toMatchObject({ ok: true });
+      await expect(runAdmin({ op: "import", text }, { tokens: new SqlTokenStore(db), store })).rejects.toThrow();
       expect(await store.list()).toEqual(before);
     });
   });
@@ -477,7 +485,7 @@ function fileWithEveryProblem(): unknown[] {
 describe("import file validation", () => {
   it("reports every problem with its position and returns no agents", async () => {
     const file = fileWithEveryProblem();
-    const parsed = await parseAgentImport(JSON.stringify(file, null, 2));
+    const parsed = await readImport(JSON.stringify(file, null, 2));
     expect(parsed.ok).toBe(false);
     if (parsed.ok) return;
     expect(parsed.problems).toEqual(
@@ -500,9 +508,9 @@ describe("import file validation", () => {
   });
 
   it("rejects what is not a JSON array of agents", async () => {
-    expect(await parseAgentImport("[{")).toEqual({ ok: false, problems: [expect.stringMatching(/^\(file\): not valid JSON/)] });
-    expect(await parseAgentImport('{"id": 1}')).toEqual({ ok: false, problems: ["(file): must be array"] });
-    expect(await parseAgentImport("[]")).toEqual({ ok: true, agents: [] });
+    expect(await readImport("[{")).toEqual({ ok: false, problems: [expect.stringMatching(/^\(file\): not valid JSON/)] });
+    expect(await readImport('{"id": 1}')).toEqual({ ok: false, problems: ["(file): must be array"] });
+    expect(await readImport("[]")).toEqual({ ok: true, agents: [] });
   });
 
   it("reads the contract from the repository root, from server/ and from dist/server/", () => {
@@ -524,8 +532,8 @@ describe("import file validation", () => {
     const dir = await mkdtemp(path.join(tmpdir(), "agentd-contract-"));
     await writeFile(path.join(dir, "openapi.yaml"), yaml);
     const text = JSON.stringify([{ ...loggedIn(1), number: "12a" }]);
-    expect((await parseAgentImport(text)).ok).toBe(false);
-    expect((await parseAgentImport(text, path.join(dir, "openapi.yaml"))).ok).toBe(true);
+    expect((await readImport(text)).ok).toBe(false);
+    expect((await readImport(text, path.join(dir, "openapi.yaml"))).ok).toBe(true);
   });
 });
 

@@ -8,8 +8,6 @@
 import type { ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
 import type { AgentRecord } from "../store/agent-store.js";
 
-export type AgentImport = { ok: true; agents: AgentRecord[] } | { ok: false; problems: string[] };
-
 interface ImportValidators {
   file: ValidateFunction;
   item: ValidateFunction;
@@ -192,22 +190,4 @@ export async function* importBatches(text: string, contractFile?: string): Async
   }
   const all = allProblems(problems);
   if (all.length > 0) throw new InvalidImportError(all);
-}
-
-/** Reads and validates a whole import file: every agent, or every problem. */
-export async function parseAgentImport(text: string, contractFile?: string): Promise<AgentImport> {
-  const agents: AgentRecord[] = [];
-  try {
-    for await (const batch of importBatches(text, contractFile)) agents.push(...batch.map(toRecord));
-  } catch (error) {
-    if (error instanceof InvalidImportError) return { ok: false, problems: error.problems };
-    throw error;
-  }
-  return { ok: true, agents };
-}
-
-/** An agent of a checked file, without the fields the store does not keep (origin_uuid). */
-function toRecord(item: AgentRecord): AgentRecord {
-  const { id, number, extension, context, logged, paused, paused_reason, state_interface } = item;
-  return { id, number, extension, context, logged, paused, paused_reason, state_interface };
 }
