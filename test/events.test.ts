@@ -80,6 +80,33 @@ describe("the outbox, in the store", () => {
       await database.cleanup();
     }
   });
+
+  it("an instance not yet upgraded past migration 4 still records events with its own statement, as a rolling deployment needs", async () => {
+    const database = await freshPglite();
+    const db = await database.openMigrated();
+    try {
+      await new SqlAgentStore(db, ORIGIN).upsert(AGENTS);
+      // Migration 4's statement, as an older agentd sends it: the database makes the event id.
+      const older = "SELECT agent_change_with_event($1::text, $2::boolean, $3::text, 'agent_paused', $4::text, $5::text[]) AS id";
+      expect(await db.query(older, ["1001", true, "a", ORIGIN, ["bus", "webhook http://x"]])).toEqual([{ id: 1 }]);
+      expect(await db.query(older, ["1001", true, "a", ORIGIN, ["bus"]])).toEqual([{ id: null }]);
+      // And this one's, with its own event id.
+      const store = new SqlAgentStore(db, ORIGIN, { sinks: ["bus", "webhook http://x"] });
+      expect(await store.pause("1002", "b")).toBe("paused");
+      const rows = await db.query<{ event_id: string; agent_id: number; payload: string }>("SELECT event_id::text, agent_id, payload FROM event_outbox ORDER BY seq");
+      expect(rows.map((r) => r.agent_id)).toEqual([1, 1, 2, 2]);
+      expect(rows[0]!.event_id).toBe(rows[1]!.event_id);
+      expect(rows[2]!.event_id).toBe(rows[3]!.event_id);
+      expect(rows[0]!.event_id).not.toBe(rows[2]!.event_id);
+      for (const row of rows) {
+        expect(row.event_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+        expectValid(pausedSchema, JSON.parse(row.payload) as unknown);
+      }
+    } finally {
+      await db.close();
+      await database.cleanup();
+    }
+  });
 });
 
 /** A relay of its own delivering `db`'s outbox to `receiver`, retrying within 50–200 ms. */

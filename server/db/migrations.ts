@@ -209,6 +209,38 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
        WHERE o.seq = ANY (ARRAY(SELECT due.seq FROM event_outbox_due(p_sink, p_limit, p_window) AS due))
      $$`,
   ],
+  // 5: the event id comes from the caller. gen_random_uuid() is slow on
+  // the embedded database (its random bytes come through the WASM's
+  // emulated /dev/urandom) and was about half of what the event added to a
+  // pause there; the payload is also built once, not per sink. The
+  // six-argument function of migration 4 stays, so that instances not yet
+  // upgraded keep recording events while a deployment rolls on.
+  [
+    `CREATE FUNCTION agent_change_with_event(
+       p_number text, p_paused boolean, p_reason text, p_event text, p_origin text, p_sinks text[], p_event_id uuid
+     ) RETURNS integer LANGUAGE plpgsql AS $$
+     DECLARE
+       changed_id integer;
+     BEGIN
+       UPDATE agents SET paused = p_paused, paused_reason = p_reason
+         WHERE number = p_number AND logged AND (paused, paused_reason) IS DISTINCT FROM (p_paused, p_reason)
+         RETURNING id INTO changed_id;
+       IF changed_id IS NULL THEN
+         RETURN NULL;
+       END IF;
+       INSERT INTO event_outbox (event_id, sink, agent_id, name, payload)
+         SELECT p_event_id, sink, changed_id, p_event, json_build_object(
+                 'name', p_event,
+                 'origin_uuid', p_origin,
+                 'data', json_build_object(
+                   'agent_id', changed_id, 'agent_number', p_number, 'queue', NULL,
+                   -- Upstream's wire: "" when there is no reason (see the contract's EventPauseReason).
+                   'paused', p_paused, 'paused_reason', coalesce(p_reason, '')),
+                 'required_acl', 'events.statuses.agents')::text
+         FROM unnest(p_sinks) AS sink;
+       RETURN changed_id;
+     END $$`,
+  ],
 ];
 
 /** Applies the migrations this database lacks; returns the versions it applied. */

@@ -1,7 +1,7 @@
 // The transactional outbox: an agent's change and its event are written by
 // one SQL statement, so a 204 means both are committed, or neither is.
 //
-// The statement calls agent_change_with_event() (migration 4 in
+// The statement calls agent_change_with_event() (migrations 4 and 5 in
 // db/migrations.ts): the UPDATE of one logged-in agent, and one outbox row
 // per configured sink, only when the update changed the stored state (the
 // paused flag or the reason): a no-op records nothing. The relay (relay.ts)
@@ -12,6 +12,8 @@
 // Why a function rather than one CTE: plpgsql keeps its statements' plans
 // for the session, and planning the CTE on every pause cost more than the
 // outbox row itself on the embedded database (docs/performance.md).
+
+import { randomUUID } from "node:crypto";
 
 /** The events, named as upstream names them; each has its routing key on the bus. */
 export const EVENT_NAMES = ["agent_paused", "agent_unpaused"] as const;
@@ -33,10 +35,10 @@ export interface PauseState {
  * Parameters: agentChangeParams().
  */
 export function agentChangeStatement(event: EventName): string {
-  return `SELECT agent_change_with_event($1::text, $2::boolean, $3::text, '${event}', $4::text, $5::text[]) AS id`;
+  return `SELECT agent_change_with_event($1::text, $2::boolean, $3::text, '${event}', $4::text, $5::text[], $6::uuid) AS id`;
 }
 
-/** The parameters of an agentChangeStatement(). */
+/** The parameters of an agentChangeStatement(), with a new event id (unused when nothing changes). */
 export function agentChangeParams(number: string, to: PauseState, originUuid: string, sinks: readonly string[]): unknown[] {
-  return [number, to.paused, to.reason, originUuid, [...sinks]];
+  return [number, to.paused, to.reason, originUuid, [...sinks], randomUUID()];
 }
