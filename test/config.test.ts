@@ -315,10 +315,14 @@ describe("loadDotEnv", () => {
 });
 
 describe("event sinks", () => {
-  it("refuses webhook URLs without a secret, a bad secret, a bad bus URL and a retry maximum below the minimum", () => {
+  it("refuses webhook URLs without a secret or with credentials, a bad secret, a bad bus URL and a retry maximum below the minimum", () => {
     expect(errors({ AGENTD_WEBHOOK_URLS: "https://hooks.example/a" })).toEqual(["AGENTD_WEBHOOK_SECRET: must be set when AGENTD_WEBHOOK_URLS is"]);
     expect(errors({ AGENTD_WEBHOOK_URLS: "https://hooks.example/a", AGENTD_WEBHOOK_SECRET: "short" })[0]).toMatch(/^AGENTD_WEBHOOK_SECRET: must be whsec_.*value not shown/);
     expect(errors({ AGENTD_WEBHOOK_URLS: "ftp://hooks.example/a", AGENTD_WEBHOOK_SECRET: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" })[0]).toMatch(/^AGENTD_WEBHOOK_URLS: must be a http:\/\/ or https:\/\/ URL/);
+    const withCredentials = errors({ AGENTD_WEBHOOK_URLS: "https://hooks.example/a, https://bob:s3cret@hooks.example/b", AGENTD_WEBHOOK_SECRET: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" });
+    expect(withCredentials).toHaveLength(1);
+    expect(withCredentials[0]).toMatch(/^AGENTD_WEBHOOK_URLS: must not carry a user name or password/);
+    expect(withCredentials[0]).not.toContain("s3cret");
     expect(errors({ AGENTD_BUS_URL: "http://bus.example" })[0]).toMatch(/^AGENTD_BUS_URL: must be a amqp:\/\/ or amqps:\/\/ URL/);
     expect(errors({ AGENTD_EVENT_RETRY_MIN: "10s", AGENTD_EVENT_RETRY_MAX: "1s" })).toEqual(["AGENTD_EVENT_RETRY_MAX: must be at least AGENTD_EVENT_RETRY_MIN (10000 ms)"]);
   });

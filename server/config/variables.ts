@@ -220,11 +220,17 @@ export const VARIABLES = {
   webhookUrls: variable({
     name: "AGENTD_WEBHOOK_URLS",
     default: null,
-    description: "Comma-separated http(s) URLs each event is POSTed to, signed (Standard Webhooks); unset: no webhooks.",
+    description: "Comma-separated http(s) URLs each event is POSTed to, signed (Standard Webhooks), without a user name or password; unset: no webhooks.",
     secret: true,
     parse: (raw) => {
       const list = [...new Set(raw.split(",").map((u) => u.trim()).filter((u) => u !== ""))];
-      for (const item of list) url(item, ["http:", "https:"], true);
+      for (const item of list) {
+        // A user name or password in the URL would never reach the receiver
+        // (undici sends no Authorization from it), which answers 401 forever:
+        // receivers check the signature instead.
+        const parsed = url(item, ["http:", "https:"], true);
+        if (parsed.username !== "" || parsed.password !== "") throw new Error("must not carry a user name or password: receivers check the webhook signature");
+      }
       if (list.length === 0) throw new Error("must list at least one http:// or https:// URL");
       return list;
     },
