@@ -43,7 +43,7 @@ export async function openState(
   try {
     const applied = await migrate(db);
     const originUuid = await readOriginUuid(db, config.originUuid);
-    const store = new SqlAgentStore(db, originUuid, events);
+    const store = new SqlAgentStore(db, originUuid, events, { vacuumAfterImport: db.kind === "pglite" });
     // Version 1 was applied just now: the database did not exist before.
     if (db.kind === "pglite" && applied.includes(1)) {
       await seedDemoAgents(store);

@@ -38,8 +38,22 @@ export interface EventRecording {
   recorded?: () => void;
 }
 
+const VACUUM_AGENTS = "VACUUM (ANALYZE) agents";
+
 /** The agents' data version (see migration 2): it changes whenever a write to `agents` commits. */
 const DATA_VERSION = "SELECT sum(version)::text AS version FROM agents_version";
+
+/** How the database is looked after. */
+export interface Upkeep {
+  /**
+   * VACUUM (ANALYZE) the agents after each import: for the embedded
+   * database, which runs no autovacuum. An import leaves every agent it
+   * replaced as a dead row, and without a VACUUM the table and the data
+   * directory grew by the fleet's size with every import, and imports
+   * slowed (docs/performance.md). PostgreSQL's autovacuum does it there.
+   */
+  vacuumAfterImport: boolean;
+}
 
 /** AgentStore over SQL: the same statements on PGlite and PostgreSQL. */
 export class SqlAgentStore implements AgentStore {
@@ -47,6 +61,7 @@ export class SqlAgentStore implements AgentStore {
     private readonly sql: Sql,
     readonly originUuid: string,
     private readonly events: EventRecording = { sinks: [] },
+    private readonly upkeep: Upkeep = { vacuumAfterImport: false },
   ) {}
 
   /**
@@ -121,8 +136,10 @@ export class SqlAgentStore implements AgentStore {
     }
   }
 
-  upsert(agents: AgentImportSource): Promise<void> {
-    return importAgents(this.sql, agents);
+  async upsert(agents: AgentImportSource): Promise<void> {
+    await importAgents(this.sql, agents);
+    // After the commit: VACUUM cannot run inside a transaction.
+    if (this.upkeep.vacuumAfterImport) await this.sql.query(VACUUM_AGENTS);
   }
 
   /** The data version: equal on two reads only if no write to the agents committed in between. */
