@@ -214,9 +214,7 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
   // event id comes from the caller (crypto.randomUUID()). On the embedded
   // database the event's extra cost in the pause statement fell from about
   // +50 to +23 µs over the plain UPDATE; the subquery was most of it, and
-  // gen_random_uuid() about 4 µs (docs/performance.md). The six-argument
-  // function of migration 4 stays, so that instances not yet upgraded keep
-  // recording events while a deployment rolls on.
+  // gen_random_uuid() about 4 µs (docs/performance.md).
   [
     `CREATE FUNCTION agent_change_with_event(
        p_number text, p_paused boolean, p_reason text, p_event text, p_origin text, p_sinks text[], p_event_id uuid
@@ -242,6 +240,15 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
          FROM unnest(p_sinks) AS sink;
        RETURN changed_id;
      END $$`,
+    // Migration 4's six-argument form stays callable, so that instances not
+    // yet upgraded keep recording events while a deployment rolls on, but as
+    // the new one with an id made here: one body for the change and its
+    // event, not two to keep alike.
+    `CREATE OR REPLACE FUNCTION agent_change_with_event(
+       p_number text, p_paused boolean, p_reason text, p_event text, p_origin text, p_sinks text[]
+     ) RETURNS integer LANGUAGE sql AS $$
+       SELECT agent_change_with_event(p_number, p_paused, p_reason, p_event, p_origin, p_sinks, gen_random_uuid())
+     $$`,
   ],
 ];
 
