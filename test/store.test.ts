@@ -4,8 +4,7 @@
 // PostgreSQL pools sharing one database, PostgreSQL going away).
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import pg from "pg";
@@ -27,7 +26,7 @@ import { DEMO_AGENTS, seedDemoAgents } from "../server/store/seed.js";
 import { hashToken, SqlTokenStore } from "../server/store/sql-token-store.js";
 import { loggedIn, loggedOut } from "./helpers/agents.js";
 import { loadContract } from "./helpers/contract.js";
-import { availableKinds, freshPostgres, postgresTestUrl, type TestDatabase } from "./helpers/databases.js";
+import { availableKinds, freshPglite, freshPostgres, postgresTestUrl, type TestDatabase } from "./helpers/databases.js";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -543,7 +542,6 @@ describe("import file validation", () => {
 
 describe("PGlite COPY", () => {
   it("goes in COPYs of at most 10,000 rows, in one transaction, letting the event loop turn between them", async () => {
-    const { freshPglite } = await import("./helpers/databases.js");
     const t = await freshPglite();
     const db = await t.openMigrated();
     try {
@@ -579,8 +577,8 @@ describe("PGlite COPY", () => {
 
 describe("PGlite upkeep", () => {
   it("the embedded database vacuums the agents after each import, so re-imports do not grow the table", async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), "agentd-upkeep-"));
-    const loaded = loadConfig({ AGENTD_DATA_DIR: dir }, dir);
+    const t = await freshPglite();
+    const loaded = loadConfig({ AGENTD_DATA_DIR: t.location }, t.location);
     if (!loaded.ok) throw new Error(loaded.errors.join("; "));
     const state = await openState(loaded.config, pino({ level: "silent" }));
     try {
@@ -601,14 +599,13 @@ describe("PGlite upkeep", () => {
       expect(last.bytes).toBeLessThanOrEqual(first.bytes * 1.5);
     } finally {
       await state.db.close();
-      await rm(dir, { recursive: true, force: true });
+      await t.cleanup();
     }
   });
 });
 
 describe("PGlite durability", () => {
   it("a pause whose promise resolved survives kill -9 of the process", async () => {
-    const { freshPglite } = await import("./helpers/databases.js");
     const t = await freshPglite();
     try {
       const seeded = await t.openMigrated();
