@@ -4,13 +4,25 @@
 //     (prose aside), e.g. a new element without x-since;
 //   - openapi.yaml, taken as the next release, would break a client of the
 //     latest published release (redocly diff, plus the plugin's own rules).
-// test/contract-gate.test.ts runs it in every npm test.
+// `--only frozen` or `--only breaking` runs one of the two checks (the
+// gate's own tests use it for cases that concern only one of them).
+// npm run check runs the whole gate on the repository.
+import { parseArgs } from "node:util";
 import { checkBreaking } from "./lib/breaking-check.js";
 import { formatFinding } from "./lib/finding.js";
 import { checkFrozenReleases } from "./lib/frozen-check.js";
 import { frozenReleases } from "./lib/project.js";
 
-const [frozen, breaking] = await Promise.all([checkFrozenReleases(), checkBreaking()]);
+const { values } = parseArgs({ options: { only: { type: "string" } } });
+if (values.only !== undefined && values.only !== "frozen" && values.only !== "breaking") {
+  console.error(`contract gate: --only takes frozen or breaking, not ${values.only}`);
+  process.exit(2);
+}
+const none = Promise.resolve([]);
+const [frozen, breaking] = await Promise.all([
+  values.only === "breaking" ? none : checkFrozenReleases(),
+  values.only === "frozen" ? none : checkBreaking(),
+]);
 const findings = [...frozen, ...breaking];
 for (const finding of findings) console.log(formatFinding(finding));
 if (findings.length > 0) {
@@ -18,6 +30,10 @@ if (findings.length > 0) {
   process.exit(1);
 }
 const published = frozenReleases();
+if (values.only !== undefined) {
+  console.log(`contract gate (${values.only} only): passed`);
+  process.exit(0);
+}
 console.log(
   `contract gate: passed (${published.length} published releases are what openapi.yaml derives; ` +
     `it breaks no client of ${published.at(-1) ?? "any release"})`,

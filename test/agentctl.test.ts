@@ -1,12 +1,10 @@
-// The agentctl CLI as users run it: compiled by tsc to JavaScript and spawned
+// The agentctl CLI as users run it: compiled to JavaScript (dist/) and spawned
 // as a real child process (`node agentctl.js ...`), against the Prism mock of
 // openapi.yaml by default, or any running server when AGENTD_CLIENT_TEST_URL
 // (+ AGENTD_CLIENT_TEST_TOKEN, optional AGENTD_CLIENT_TEST_CA) is set; and,
 // in the last describe, against the real server started in this process.
-import { execFile, spawn } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { spawn } from "node:child_process";
 import path from "node:path";
-import { promisify } from "node:util";
 import { BASE_PATH } from "../server/contract.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectValid, loadContract, repoRoot } from "./helpers/contract.js";
@@ -20,32 +18,8 @@ const contract = loadContract();
 let target: Target;
 // Prism answers with the contract's examples whatever the path, and accepts any token.
 const isMock = (): boolean => !target.stateful;
-let buildDir: string;
-let bin: string;
-
-// Compiles only client/ and generated/ (what agentctl is made of) into a
-// private directory under node_modules/.cache, so the build neither depends
-// on the state of server code nor races another developer's dist/. Being
-// inside the repo, the output still resolves commander and openapi-fetch.
-async function buildCli(): Promise<string> {
-  const cacheDir = path.join(repoRoot, "node_modules", ".cache");
-  await import("node:fs/promises").then((fs) => fs.mkdir(cacheDir, { recursive: true }));
-  buildDir = await mkdtemp(path.join(cacheDir, "agentctl-test-"));
-  const tsconfig = path.join(buildDir, "tsconfig.json");
-  await writeFile(
-    tsconfig,
-    JSON.stringify({
-      extends: path.join(repoRoot, "tsconfig.build.json"),
-      compilerOptions: { outDir: path.join(buildDir, "dist"), rootDir: repoRoot, sourceMap: false, declaration: false },
-      include: [path.join(repoRoot, "client"), path.join(repoRoot, "generated")],
-      exclude: [path.join(repoRoot, "client", "examples")],
-    }),
-  );
-  await promisify(execFile)(process.execPath, [path.join(repoRoot, "node_modules/typescript/bin/tsc"), "-p", tsconfig], {
-    cwd: repoRoot,
-  });
-  return path.join(buildDir, "dist", "client", "agentctl.js");
-}
+// The compiled CLI, as installed users run it (built once by the test run's global setup).
+const bin = path.join(repoRoot, "dist", "client", "agentctl.js");
 
 interface Run {
   code: number | null;
@@ -83,12 +57,11 @@ function parseJson(run: Run): unknown {
 }
 
 beforeAll(async () => {
-  [target, bin] = await Promise.all([startMockOrExternalTarget(), buildCli()]);
+  target = await startMockOrExternalTarget();
 });
 
 afterAll(async () => {
   await target?.close();
-  if (buildDir) await rm(buildDir, { recursive: true, force: true });
 });
 
 describe("agents list", () => {

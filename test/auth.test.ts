@@ -169,15 +169,12 @@ describe("ExternalVerifier (wazo-auth compatible service)", () => {
   });
 
   describe("fails closed", () => {
-    it("a slow service (beyond the time-out) is unreachable, within about the time-out", async () => {
+    it("a slow service (beyond the time-out) is unreachable: the time-out ends the check, not the service", async () => {
       const v = make({ timeoutMs: 200 });
       service.mode = "slow";
-      service.slowMs = 3000;
-      const started = performance.now();
+      // Longer than the test's own time-out: only the verifier's time-out can end the check in time.
+      service.slowMs = 120_000;
       expect(await v.verify("admin-token", READ_ALL)).toEqual(UNREACHABLE);
-      const elapsed = performance.now() - started;
-      expect(elapsed).toBeGreaterThanOrEqual(190);
-      expect(elapsed).toBeLessThan(2000);
     });
 
     it("a slow answer under the time-out is still an answer", async () => {

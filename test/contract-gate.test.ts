@@ -1,7 +1,7 @@
 // npm run contract:gate, the command a reviewer runs on a contract change, and
-// npm run contract:diff, the report they paste into the review. The gate runs
-// here on the repository (it must pass), then on broken copies of the
-// project in temporary directories: each breaking change of the issue must
+// npm run contract:diff, the report they paste into the review. On the
+// repository itself the gate is part of `npm run check`; here it runs on
+// broken copies of the project in temporary directories: each breaking change of the issue must
 // fail it with a finding that names it, each harmless one must pass, and a
 // configuration that turns redocly diff's rules off must not pass silently.
 import { execFile } from "node:child_process";
@@ -159,8 +159,12 @@ const MUST_PASS: Case[] = [
   },
 ];
 
-/** Runs every case's gate, a few at a time (each is a few Redocly processes). */
-async function gateRuns<T extends Case>(cases: T[], concurrency = 3): Promise<Map<T, Outcome>> {
+/**
+ * Runs every case's gate, a few at a time (each is a few Redocly processes),
+ * with `args` (e.g. `--only breaking` for cases that only the breaking-change
+ * check concerns).
+ */
+async function gateRuns<T extends Case>(cases: T[], args: string[] = [], concurrency = 2): Promise<Map<T, Outcome>> {
   const results = new Map<T, Outcome>();
   const queue = [...cases];
   await Promise.all(
@@ -169,7 +173,7 @@ async function gateRuns<T extends Case>(cases: T[], concurrency = 3): Promise<Ma
         const copy = await copyProject();
         try {
           await next.prepare(copy);
-          results.set(next, await copy.run("contract-gate"));
+          results.set(next, await copy.run("contract-gate", args));
         } finally {
           await copy.remove();
         }
@@ -181,19 +185,13 @@ async function gateRuns<T extends Case>(cases: T[], concurrency = 3): Promise<Ma
 
 const show = (outcome: Outcome | undefined): string => `exit ${String(outcome?.code)}\n${outcome?.stdout ?? ""}${outcome?.stderr ?? ""}`;
 
-describe("npm run contract:gate on the repository", () => {
-  it("passes: every published release is what openapi.yaml derives, and nothing breaks 17.05", async () => {
-    const gate = await npm(["contract:gate"]);
-    expect(gate.code, show(gate)).toBe(0);
-    expect(gate.stdout).toMatch(/contract gate: passed/);
-  });
-});
-
 describe("the gate on broken copies", () => {
   let failing = new Map<FailingCase, Outcome>();
   let passing = new Map<Case, Outcome>();
   beforeAll(async () => {
-    failing = await gateRuns(MUST_FAIL);
+    // A direct edit also changes the published releases, which the frozen
+    // check (tested below) would report; these cases are about the other.
+    failing = await gateRuns(MUST_FAIL, ["--only", "breaking"]);
     passing = await gateRuns(MUST_PASS);
   }, 900_000);
 
@@ -226,7 +224,7 @@ describe("the frozen-release check", () => {
     await copy.editContract((d) => {
       d.components.schemas.AgentStatus.properties.queue = { type: ["string", "null"], description: "The agent's queue." };
     });
-    const gate = await copy.run("contract-gate");
+    const gate = await copy.run("contract-gate", ["--only", "frozen"]);
     expect(gate.code, show(gate)).toBe(1);
     for (const release of ["15.14", "15.15", "15.18", "15.19", "17.05"]) {
       expect(gate.stdout).toContain(`✗ release ${release} would gain #/components/schemas/AgentStatus/properties/queue`);
@@ -237,7 +235,7 @@ describe("the frozen-release check", () => {
   it("fails on an edit of what an old release looked like, naming the release and the difference", async () => {
     const copy = await fresh();
     await copy.editContract((d) => (d.components.schemas.AgentStatus.properties.state_interface.maxLength = 64));
-    const gate = await copy.run("contract-gate");
+    const gate = await copy.run("contract-gate", ["--only", "frozen"]);
     expect(gate.code, show(gate)).toBe(1);
     expect(gate.stdout).toContain("✗ release 15.15 would change #/components/schemas/AgentStatus/properties/state_interface/maxLength");
     expect(gate.stdout).toContain("15.15 had 128, the contract now derives 64");

@@ -39,7 +39,7 @@ let scratch = "";
 const releasePages = new Map<string, string>();
 
 beforeAll(async () => {
-  await run("npm", ["run", "--silent", "docs"], { cwd: repoRoot, maxBuffer: 16 * 1024 * 1024 });
+  // docs/ is built once per run by the global setup (test/setup/build.ts).
   html = await readFile(path.join(repoRoot, "docs", "index.html"), "utf8");
   for (const release of RELEASES) {
     releasePages.set(release, await readFile(path.join(repoRoot, "docs", "releases", `${release}.html`), "utf8"));

@@ -1,5 +1,6 @@
-// Runs `agentd serve` from source as a real child process (node --import tsx
-// server/cli/agentd.ts serve), waits for its start-up banner on stderr
+// Runs `agentd serve` as users do, as a real child process of the compiled
+// CLI (node dist/server/cli/agentd.js serve; the test run's global setup
+// builds dist/ once), waits for its start-up banner on stderr
 // (`agentd is serving https://…`), and talks to it over HTTPS trusting only
 // its own certificate. For crash tests: kill("SIGKILL") and start again on
 // the same data directory or database.
@@ -10,15 +11,12 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { Agent } from "undici";
 import { envWithoutAgentd } from "./child-env.js";
 import { repoRoot } from "./contract.js";
 import { callHttps, type Answer, type CallOptions } from "./https.js";
 
-const CLI = path.join(repoRoot, "server", "cli", "agentd.ts");
-// An absolute URL, so the child finds tsx whatever its working directory.
-const TSX = pathToFileURL(path.join(repoRoot, "node_modules", "tsx", "dist", "loader.mjs")).href;
+const CLI = path.join(repoRoot, "dist", "server", "cli", "agentd.js");
 const START_TIMEOUT_MS = 60_000;
 
 export interface AgentdProcess {
@@ -77,7 +75,7 @@ export async function spawnAgentd(
 ): Promise<AgentdProcess> {
   const childEnv = agentdEnv({ AGENTD_PORT: "0", AGENTD_OPS_PORT: "0", AGENTD_DRAIN_DELAY: "0", AGENTD_LOG_LEVEL: "warn", AGENTD_RATE_LIMIT: "0" }, env);
 
-  const node = [process.execPath, "--import", TSX, CLI, "serve"];
+  const node = [process.execPath, CLI, "serve"];
   // sh sets the limit, then becomes node (exec): the pid stays the server's.
   const [command, ...args] =
     options.fileLimit === undefined ? node : ["/bin/sh", "-c", `ulimit -n ${options.fileLimit} && exec "$0" "$@"`, ...node];
@@ -157,7 +155,7 @@ export async function runAgentd(
   options: { cwd: string; timeoutMs?: number; stdout?: number },
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const childEnv = agentdEnv({ AGENTD_LOG_LEVEL: "warn" }, env);
-  const child = spawn(process.execPath, ["--import", TSX, CLI, ...args], {
+  const child = spawn(process.execPath, [CLI, ...args], {
     cwd: options.cwd,
     env: childEnv,
     stdio: ["ignore", options.stdout ?? "pipe", "pipe"],

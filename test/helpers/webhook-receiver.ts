@@ -55,7 +55,7 @@ export async function startWebhookReceiver(port = 0): Promise<WebhookReceiver> {
         const status = receiver.answer(receiver.received.length, body);
         receiver.received.push({ headers: req.headers, body, status });
         res.writeHead(status).end();
-      }, receiver.delayMs);
+      }, receiver.delayMs).unref();
     });
   });
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
