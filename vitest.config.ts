@@ -1,17 +1,13 @@
 import { defineConfig } from "vitest/config";
+import { SlowFirst } from "./test/setup/slow-first.js";
 
-// Files that start many processes, hold fixed resources (the machine's
-// PostgreSQL database `test`, RabbitMQ queues, file-descriptor limits) or
-// measure load run alone, one after another, after the others; every other
-// file runs in parallel with its neighbours.
-const ALONE = [
-  "test/faults.test.ts",
-  "test/floods.test.ts",
-  "test/large-fleet.test.ts",
-  "test/log-output.test.ts",
-  "test/events-process.test.ts",
-  "test/multi-instance.test.ts",
-];
+// Files that flood the server (connections, log output) and measure what it
+// keeps (memory, descriptors) run alone, one after another, after the others:
+// anything running beside them would change what they measure. Every other
+// file owns its ports, directories and databases, and runs in parallel with
+// its neighbours: most of their time is spent waiting on child processes and
+// time-outs, so there are more workers than cores.
+const ALONE = ["test/floods.test.ts", "test/log-output.test.ts"];
 
 export default defineConfig({
   test: {
@@ -20,11 +16,12 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     globalSetup: ["test/setup/build.ts"],
+    sequence: { sequencer: SlowFirst },
     reporters: ["default"],
     projects: [
       {
         extends: true,
-        test: { name: "parallel", include: ["test/**/*.test.ts"], exclude: ALONE, maxWorkers: 3, sequence: { groupOrder: 0 } },
+        test: { name: "parallel", include: ["test/**/*.test.ts"], exclude: ALONE, maxWorkers: 4, sequence: { groupOrder: 0 } },
       },
       {
         extends: true,
