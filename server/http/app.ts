@@ -9,7 +9,7 @@ import type { AgentStore } from "../store/agent-store.js";
 import { CONTRACT_PATH, BASE_PATH } from "../contract.js";
 import { securityHandlers } from "./auth.js";
 import { errorHandler, notFound } from "./errors.js";
-import { agentRoutes } from "./handlers.js";
+import { agentRoutes } from "./agent-routes.js";
 import { requestLogger } from "./logging.js";
 import { requestMetrics } from "./metrics.js";
 import { NO_METRICS, type Metrics } from "../ops/metrics.js";
