@@ -2,7 +2,7 @@ import { Router, type Request } from "express";
 import type { operations as OperationTypes } from "../../generated/openapi.js";
 import { operations } from "../../generated/operations.js";
 import type { AgentStore, PauseOutcome } from "../store/agent-store.js";
-import { HttpProblem } from "./problems.js";
+import { HttpProblem } from "./errors.js";
 import { reply } from "./reply.js";
 
 type PathParams<O extends keyof OperationTypes> = OperationTypes[O]["parameters"]["path"];

@@ -4,9 +4,8 @@ import { fillAcl } from "../auth/acl.js";
 import type { Logger } from "pino";
 import type { TokenVerifier } from "../auth/verifier.js";
 import { NO_METRICS, type AuthCheckResult, type Metrics } from "../ops/metrics.js";
-import { toProblem } from "./errors.js";
+import { HttpProblem, recordAuthFailure, toProblem } from "./errors.js";
 import { requestId } from "./logging.js";
-import { HttpProblem, recordAuthFailure } from "./problems.js";
 
 const STATUS = {
   "invalid token or unauthorized": 401,

@@ -1,6 +1,6 @@
 import type { Server } from "node:https";
 import type { Duplex } from "node:stream";
-import type { ErrorBody } from "./problems.js";
+import type { ErrorBody } from "./errors.js";
 
 /** Requests Node's own HTTP parser refuses before Express ever sees them. */
 const PARSER_ERRORS: Readonly<Record<string, [number, string, string]>> = {

@@ -1,7 +1,7 @@
 import type { RequestHandler } from "express";
 import { LRUCache } from "lru-cache";
 import { BurstyRateLimiter, RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
-import { HttpProblem } from "./problems.js";
+import { HttpProblem } from "./errors.js";
 
 export interface RateLimitOptions {
   perSecond: number;

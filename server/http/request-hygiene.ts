@@ -1,5 +1,5 @@
 import type { RequestHandler } from "express";
-import { HttpProblem } from "./problems.js";
+import { HttpProblem } from "./errors.js";
 
 interface ParameterObject {
   name?: string;
