@@ -11,10 +11,11 @@ import { securityHandlers } from "./auth.js";
 import { errorHandler, notFound } from "./errors.js";
 import { agentRoutes } from "./agent-routes.js";
 import { requestLogger } from "./logging.js";
-import { requestMetrics } from "./metrics.js";
+import { requestMetrics } from "./request-metrics.js";
 import { NO_METRICS, type Metrics } from "../ops/metrics.js";
 import { rateLimits } from "./rate-limit.js";
-import { requestHygiene, strictIntegerPathParams } from "./request-hygiene.js";
+import { requestHygiene } from "./request-hygiene.js";
+import { strictIntegerPathParams } from "./strict-integer-path-params.js";
 
 export interface AppDeps {
   config: Pick<Config, "validateResponses" | "bodyLimitBytes" | "rateLimit" | "corsOrigins">;
@@ -46,11 +47,13 @@ export function validatorOptions(config: Pick<Config, "validateResponses">, hand
 }
 
 /**
- * Builds the whole request path. A request enters through logging, CORS and
- * the rate limit, is checked by express-openapi-validator against
- * openapi.yaml (token and ACL first, then parameters and body), and reaches
- * a handler only when the contract allows it. Every failure on the way leaves
- * through `errorHandler` in the contract's `Error` shape.
+ * Builds the whole request path, in this order. A request enters through
+ * logging, metrics, CORS and the rate limit; passes the request hygiene
+ * checks and the JSON body parser; is checked by express-openapi-validator
+ * against openapi.yaml (token and ACL first, then parameters and body), and
+ * after it by strictIntegerPathParams; and reaches a handler only when the
+ * contract allows it. Every failure on the way leaves through `errorHandler`
+ * in the contract's `Error` shape.
  */
 export function createApp({ config, store, verifier, logger, metrics = NO_METRICS }: AppDeps): Express {
   const app = express();
