@@ -1,5 +1,5 @@
 import type { Request, Response } from "express";
-import type { SecurityHandlers } from "express-openapi-validator/dist/framework/types.js";
+import type { OpenApiRequest, SecurityHandlers } from "express-openapi-validator/dist/framework/types.js";
 import { fillAcl } from "../auth/acl.js";
 import type { Logger } from "pino";
 import type { TokenVerifier } from "../auth/verifier.js";
@@ -19,11 +19,6 @@ const CHECK_RESULT = {
   "authentication server unreachable": "unavailable",
 } as const satisfies Record<keyof typeof STATUS, AuthCheckResult>;
 
-/** What express-openapi-validator attaches to a request it matched to an operation. */
-type ValidatedRequest = Request & {
-  openapi?: { schema?: Record<string, unknown>; pathParams?: Record<string, string> };
-};
-
 /**
  * The contract's `token` scheme, checked by express-openapi-validator before
  * the request itself is validated. The ACL comes from the operation's
@@ -42,8 +37,9 @@ export function securityHandlers(
       const token = req.get("x-auth-token");
       // The validator itself refuses a missing or empty header (401) before calling this.
       if (!token) return false;
-      const { openapi } = req as ValidatedRequest;
-      const template = openapi?.schema?.["x-required-acl"];
+      const { openapi } = req as OpenApiRequest;
+      const operation = openapi?.schema;
+      const template = operation && "x-required-acl" in operation ? operation["x-required-acl"] : undefined;
       if (typeof template !== "string") {
         throw new Error(`operation ${req.method} ${req.path} has no x-required-acl`);
       }

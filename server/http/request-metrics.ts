@@ -1,8 +1,6 @@
-import type { Request, RequestHandler } from "express";
+import type { RequestHandler } from "express";
+import type { OpenApiRequest } from "express-openapi-validator/dist/framework/types.js";
 import type { Metrics } from "../ops/metrics.js";
-
-/** What express-openapi-validator attaches to a request it matched to an operation. */
-type MatchedRequest = Request & { openapi?: { schema?: { operationId?: unknown } } };
 
 /**
  * Counts each answered request under its contract operationId. A request that
@@ -14,7 +12,7 @@ export function requestMetrics(metrics: Metrics): RequestHandler {
   return (req, res, next) => {
     const started = performance.now();
     res.once("close", () => {
-      const operationId = (req as MatchedRequest).openapi?.schema?.operationId;
+      const operationId = (req as OpenApiRequest).openapi?.schema?.operationId;
       const operation = typeof operationId === "string" ? operationId : "unknown";
       metrics.httpRequest(operation, res.statusCode, (performance.now() - started) / 1000);
     });
