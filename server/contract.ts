@@ -5,8 +5,8 @@ import _Ajv2020 from "ajv/dist/2020.js";
 import type { ValidateFunction } from "ajv/dist/2020.js";
 import _addFormats from "ajv-formats";
 // js-yaml, not yaml (which the scripts use to write YAML): it loads and parses
-// the contract in a fifth of the time, which every start of the server and
-// of each admin command pays.
+// the contract in much less time, which every start of the server and of
+// each admin command pays.
 import { load } from "js-yaml";
 
 // Both packages are CommonJS; under NodeNext their default export is the

@@ -17,7 +17,7 @@ export function requestId(res: Response): string | undefined {
  * logged: headers and bodies carry tokens and never reach the log.
  *
  * A plain `close` hook on the one process logger: pino-http's per-request
- * child logger cost about a seventh of the server's time under load.
+ * child logger was a large share of the server's time under load.
  */
 export function requestLogger(logger: Logger): RequestHandler {
   return (req, res, next) => {

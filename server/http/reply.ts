@@ -9,8 +9,8 @@ type JsonBody<R> = R extends { content: { "application/json": infer B } } ? B : 
  * Serialised bodies, by object. The stores hand out the same immutable
  * objects until the data changes (then new ones), so each agent and each
  * list is serialised once, not on every request. Kept as bytes: a string
- * would be encoded again for every response, and a 100,000-agent list is
- * about 20 MB.
+ * would be encoded again for every response, and a large list runs to
+ * megabytes.
  */
 const serialised = new WeakMap<object, Buffer>();
 
