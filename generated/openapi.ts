@@ -229,7 +229,7 @@ export interface components {
              *     not logged in.
              */
             state_interface: string | null;
-        };
+        } & (unknown & unknown & unknown & unknown);
         /** @description The `agent_paused` event, exactly upstream 17.05's bus message. */
         AgentPausedEvent: {
             /**

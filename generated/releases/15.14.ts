@@ -153,7 +153,7 @@ export interface components {
             context: string | null;
             /** @description Whether the agent is logged in. */
             logged: boolean;
-        };
+        } & unknown;
         /** @description The body of an unpause, when one is sent at all (the empty object). */
         UnpauseRequest: Record<string, never>;
         /** @description The body of every error response. */

@@ -161,7 +161,7 @@ export interface components {
              *     Since release 15.15.
              */
             state_interface: string | null;
-        };
+        } & (unknown & unknown);
         /** @description The body of an unpause, when one is sent at all (the empty object). */
         UnpauseRequest: Record<string, never>;
         /** @description The body of every error response. */

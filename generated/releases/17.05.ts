@@ -239,7 +239,7 @@ export interface components {
              *     Since release 15.15.
              */
             state_interface: string | null;
-        };
+        } & (unknown & unknown & unknown & unknown);
         /**
          * @description The `agent_paused` event, exactly upstream 17.05's bus message.
          *
