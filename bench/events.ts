@@ -15,15 +15,15 @@ import http from "node:http";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { repoRoot } from "../devkit/root.js";
 import type { AddressInfo } from "node:net";
 import { BENCH_TOKEN, benchAgents, writeCertificate } from "./fixtures.js";
 import { choosePinning, cpuSeconds, runDrive, runToEnd, stop, waitFor } from "./processes.js";
 import { median } from "./stats.js";
 import { server, serverEnv, type BenchContext } from "./targets.js";
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const repo = repoRoot;
 const { values: flags } = parseArgs({ options: { quick: { type: "boolean", default: false }, rounds: { type: "string" }, duration: { type: "string" }, "cpu-prof": { type: "string" } } });
 const rounds = Number(flags.rounds ?? (flags.quick ? 1 : 3));
 const durationSeconds = Number(flags.duration ?? (flags.quick ? 3 : 10));

@@ -1,9 +1,11 @@
-// Child processes, readiness and memory for the bench runner (free ports come from test/helpers/ports.ts).
+// Child processes, readiness and memory for the bench runner (free ports come from devkit/ports.ts).
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { openSync, readFileSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
 import path from "node:path";
+import { poll } from "../devkit/poll.js";
+import { run } from "../devkit/run.js";
 import type { DriveResult, DriveSpec } from "./drive.js";
 
 /** Whether `taskset` can pin processes to cores here (Linux util-linux). */
@@ -35,10 +37,15 @@ export interface SpawnOptions {
   stderr: string;
 }
 
-/** Starts `command args` pinned to one core (taskset execs it, so the pid is the program's own). */
+/** `command args` as run on `core` (taskset execs it, so the pid is the program's own), or as is when no core is given. */
+function pinned(command: string, args: string[], core: number | null): [string, string[]] {
+  return core === null ? [command, args] : ["taskset", ["-c", String(core), command, ...args]];
+}
+
+/** Starts `command args` pinned to one core. */
 export function spawnOn(command: string, args: string[], options: SpawnOptions): ChildProcess {
   const file = (target: string) => (target === "ignore" || target === "pipe" ? target : openSync(target, "a"));
-  const [cmd, argv] = options.core === null ? [command, args] : ["taskset", ["-c", String(options.core), command, ...args]];
+  const [cmd, argv] = pinned(command, args, options.core);
   return spawn(cmd, argv, {
     env: options.env ?? process.env,
     cwd: options.cwd,
@@ -46,20 +53,12 @@ export function spawnOn(command: string, args: string[], options: SpawnOptions):
   });
 }
 
-/** Runs a child to completion and returns its stdout; rejects with its stderr when it fails. */
-export function runToEnd(command: string, args: string[], options: Omit<SpawnOptions, "stdout" | "stderr">): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawnOn(command, args, { ...options, stdout: "pipe", stderr: "pipe" });
-    let out = "";
-    let err = "";
-    child.stdout?.on("data", (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr?.on("data", (chunk: Buffer) => (err += chunk.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => {
-      if (code === 0) resolve(out);
-      else reject(new Error(`${command} ${args.slice(0, 3).join(" ")} exited ${code}: ${err.trim().slice(-2000)}`));
-    });
-  });
+/** Runs a child to completion, pinned to `core`, and returns its stdout; rejects with its stderr when it fails. */
+export async function runToEnd(command: string, args: string[], options: Omit<SpawnOptions, "stdout" | "stderr">): Promise<string> {
+  const [cmd, argv] = pinned(command, args, options.core);
+  const result = await run(cmd, argv, { cwd: options.cwd, env: options.env ?? process.env });
+  if (result.code !== 0) throw new Error(`${command} ${args.slice(0, 3).join(" ")} exited ${result.code}: ${result.stderr.trim().slice(-2000)}`);
+  return result.stdout;
 }
 
 export interface Answer {
@@ -101,20 +100,20 @@ export async function waitFor(
   url: string,
   options: { status: number; headers?: Record<string, string>; ca?: string; timeoutMs: number; intervalMs?: number; child?: ChildProcess },
 ): Promise<number> {
-  const started = performance.now();
-  let last: string;
-  for (;;) {
-    if (options.child && options.child.exitCode !== null) throw new Error(`${url}: the process exited (${options.child.exitCode}) before answering`);
-    try {
+  const { waitedMs } = await poll(
+    async () => {
       const answer = await request(url, { headers: options.headers, ca: options.ca, timeoutMs: 2000 });
-      if (answer.status === options.status) return performance.now() - started;
-      last = `status ${answer.status}: ${answer.body.slice(0, 200)}`;
-    } catch (err) {
-      last = (err as Error).message;
-    }
-    if (performance.now() - started > options.timeoutMs) throw new Error(`${url} not ready after ${options.timeoutMs} ms (${last})`);
-    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 50));
-  }
+      if (answer.status !== options.status) throw new Error(`status ${answer.status}: ${answer.body.slice(0, 200)}`);
+      return answer;
+    },
+    {
+      what: url,
+      timeoutMs: options.timeoutMs,
+      intervalMs: options.intervalMs,
+      abortIf: () => (options.child && options.child.exitCode !== null ? `the process exited (${options.child.exitCode}) before answering` : null),
+    },
+  );
+  return waitedMs;
 }
 
 /** Peak and current resident memory of a live process, in MiB, from /proc (Linux); null elsewhere. */

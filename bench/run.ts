@@ -14,8 +14,8 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { repoRoot } from "../devkit/root.js";
 import type { DriveResult, DriveSpec } from "./drive.js";
 import {
   AGENT_COUNT,
@@ -28,7 +28,7 @@ import {
   type OperationName,
 } from "./fixtures.js";
 import { BASE_PATH } from "../server/contract.js";
-import { freePort } from "../test/helpers/ports.js";
+import { freePort } from "../devkit/ports.js";
 import { createDatabase } from "./database.js";
 import { GROWTH_SIZES, runGrowth } from "./growth.js";
 import { growthReport } from "./growth-report.js";
@@ -37,7 +37,7 @@ import { median } from "./stats.js";
 import { report, type CellResult, type RunInfo } from "./report.js";
 import { serverEnv, spawnServer, targetSpecs, type BenchContext, type RunningTarget, type TargetSpec } from "./targets.js";
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const repo = repoRoot;
 
 const { values: flags } = parseArgs({
   options: {

@@ -4,8 +4,8 @@ import path from "node:path";
 import type { CertFiles, OperationName } from "./fixtures.js";
 import { BENCH_TOKEN, ORIGIN_UUID } from "./fixtures.js";
 import { BASE_PATH } from "../server/contract.js";
-import { envWithoutAgentd } from "../test/helpers/child-env.js";
-import { freePort } from "../test/helpers/ports.js";
+import { envWithoutAgentd } from "../devkit/child-env.js";
+import { freePort } from "../devkit/ports.js";
 import { spawnOn } from "./processes.js";
 
 export interface BenchContext {

@@ -2,10 +2,10 @@
 // with --check, fails when the committed file differs instead.
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { repoRoot } from "../devkit/root.js";
 import { renderEnvExample } from "../server/config/variables.js";
 
-const file = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", ".env.example");
+const file = path.join(repoRoot, ".env.example");
 const text = renderEnvExample();
 if (process.argv.includes("--check")) {
   const committed = await readFile(file, "utf8").catch(() => null);

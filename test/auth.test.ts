@@ -11,7 +11,7 @@ import { migrate } from "../server/db/migrations.js";
 import { openPglite } from "../server/db/pglite.js";
 import type { Database } from "../server/db/sql.js";
 import { SqlTokenStore } from "../server/store/sql-token-store.js";
-import { AuthService } from "./helpers/auth-service.js";
+import { AuthService } from "../devkit/auth-service.js";
 
 const READ_ALL = "agentd.agents.read";
 const PAUSE_1001 = "agentd.agents.by-number.1001.pause.create";

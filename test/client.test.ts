@@ -25,9 +25,10 @@ import {
   type AgentStatus,
 } from "../client/index.js";
 import { loggedOut, SUITE_AGENTS, suiteAgents } from "./helpers/agents.js";
-import { expectValid, loadContract, repoRoot } from "./helpers/contract.js";
+import { repoRoot } from "../devkit/root.js";
+import { expectValid, loadContract } from "./helpers/contract.js";
 import { createObservedClient, OBSERVED_BASE_URL } from "./helpers/observed-client.js";
-import { freePort } from "./helpers/ports.js";
+import { freePort } from "../devkit/ports.js";
 import { startMockOrExternalTarget, startServerTarget, type Target } from "./helpers/targets.js";
 
 const contract = loadContract();

@@ -4,25 +4,16 @@
 // broken copies of the project in temporary directories: each breaking change of the issue must
 // fail it with a finding that names it, each harmless one must pass, and a
 // configuration that turns redocly diff's rules off must not pass silently.
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { repoRoot } from "./helpers/contract.js";
+import { repoRoot } from "../devkit/root.js";
+import { run, type RunResult } from "../devkit/run.js";
 import type { OpenApiDocument } from "./helpers/contract.js";
 import { addRelease, copyProject } from "./helpers/project-copy.js";
-import type { Outcome, ProjectCopy } from "./helpers/project-copy.js";
+import type { ProjectCopy } from "./helpers/project-copy.js";
 
-const run = promisify(execFile);
+type Outcome = RunResult;
 
-async function npm(args: string[]): Promise<Outcome> {
-  try {
-    const { stdout, stderr } = await run("npm", ["run", "--silent", ...args], { cwd: repoRoot, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NO_COLOR: "1" } });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code?: unknown; stdout?: string; stderr?: string };
-    return { code: typeof e.code === "number" ? e.code : -1, stdout: e.stdout ?? "", stderr: e.stderr ?? String(error) };
-  }
-}
+const npm = (args: string[]): Promise<Outcome> => run("npm", ["run", "--silent", ...args], { cwd: repoRoot, env: { ...process.env, NO_COLOR: "1" } });
 
 const BY_ID = "/agents/by-id/{agent_id}";
 const BY_NUMBER = "/agents/by-number/{agent_number}";

@@ -27,7 +27,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { toResult, type AgentdClient, type AgentdResult, type AgentStatus, type ApiError } from "../client/index.js";
 import { contractPath, expectValid, loadContract } from "./helpers/contract.js";
 import { operations, type OperationId } from "../generated/operations.js";
-import { freePort } from "./helpers/ports.js";
+import { freePort } from "../devkit/ports.js";
 import { startTarget, type Target, type TargetName } from "./helpers/targets.js";
 import { SUITE_AGENTS, suiteAgents } from "./helpers/agents.js";
 

@@ -5,34 +5,19 @@
 // shown to be able to fail. Lint, type check, generate:check and the gate of
 // the repository itself are `npm run check`, which .ci/run runs once beside
 // the tests.
-import { execFile } from "node:child_process";
 import { cp, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { contractFrom, escape, loadContract, lookup, repoRoot } from "./helpers/contract.js";
+import { repoRoot } from "../devkit/root.js";
+import { run, type RunResult } from "../devkit/run.js";
+import { contractFrom, escape, loadContract, lookup } from "./helpers/contract.js";
 import type { Contract, OpenApiDocument } from "./helpers/contract.js";
 
-const run = promisify(execFile);
 const bin = (name: string): string => path.join(repoRoot, "node_modules", ".bin", name);
 
-interface Outcome {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function exec(file: string, args: string[], cwd = repoRoot): Promise<Outcome> {
-  try {
-    const { stdout, stderr } = await run(file, args, { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NO_COLOR: "1" } });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code?: number | string; stdout?: string; stderr?: string };
-    return { code: typeof e.code === "number" ? e.code : 1, stdout: e.stdout ?? "", stderr: e.stderr ?? String(error) };
-  }
-}
+const exec = (file: string, args: string[], cwd = repoRoot): Promise<RunResult> => run(file, args, { cwd, env: { ...process.env, NO_COLOR: "1" } });
 
 interface LintTotals {
   errors: number;
@@ -354,6 +339,9 @@ describe("the checks catch a broken contract", () => {
         }),
     ],
     ["examples", "an example that does not validate", (d) => (d.components.examples.AgentPaused.value.paused = "yes")],
+    ["examples", "a logged-out agent that is paused", (d) => Object.assign(d.components.examples.AgentLoggedOut.value, { paused: true, paused_reason: "lunch" })],
+    ["examples", "a logged-out agent with a state interface", (d) => (d.components.examples.AgentLoggedOut.value.state_interface = "PJSIP/bob")],
+    ["examples", "a pause reason without a pause", (d) => (d.components.examples.AgentLoggedIn.value.paused_reason = "lunch")],
     ["examples", "a request body example that does not validate", (d) => (d.components.examples.PauseWithReason.value.reason = "")],
     [
       "examples",
@@ -393,6 +381,9 @@ describe("the checks catch a broken contract", () => {
     ["agentd/release-markers", "an unquoted release (YAML reads 15.10 as 15.1)", (d) => (d.components.schemas.Error["x-since"] = 15.1)],
     ["agentd/release-markers", "a marker naming an unlisted release", (d) => (d.components.schemas.Error["x-since"] = "16.04")],
     ["agentd/release-markers", "releases listed out of order", (d) => d.info["x-releases"].reverse()],
+    // The state rules (if/then) are checked by the linter too, not only by Ajv.
+    ["no-invalid-media-type-examples", "a logged-out agent with an extension", (d) => (d.components.examples.AgentLoggedOut.value.extension = "1002")],
+    ["no-invalid-media-type-examples", "a pause reason without a pause", (d) => (d.components.examples.AgentLoggedIn.value.paused_reason = "lunch")],
   ];
 
   // One `redocly lint` process for every broken copy: each file gets its own report.

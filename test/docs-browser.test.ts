@@ -9,18 +9,17 @@
 //
 // chromium is installed by .ci/run (`apt-get install chromium`). Without it
 // this file fails, in CI and locally alike: a missing browser is never a skip.
-import { execFile } from "node:child_process";
 import { access, constants, copyFile, cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { promisify } from "node:util";
 import { chromium } from "playwright-core";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { loadContract, repoRoot } from "./helpers/contract.js";
+import { repoRoot } from "../devkit/root.js";
+import { run } from "../devkit/run.js";
+import { loadContract } from "./helpers/contract.js";
 
-const run = promisify(execFile);
 const contract = loadContract();
 const RELEASES: string[] = contract.document.info["x-releases"];
 const CHROMIUM = "/usr/bin/chromium";
@@ -290,11 +289,8 @@ describe("the network check", () => {
     // hides the CDN load this check has to see.
     const template = path.join(scratch, "bare.hbs");
     await writeFile(template, "<!DOCTYPE html><html><head>{{{redocHead}}}</head><body>{{{redocHTML}}}</body></html>\n");
-    await run(
-      path.join(repoRoot, "node_modules", ".bin", "redocly"),
-      ["build-docs", "openapi.yaml", "-t", template, "-o", output],
-      { cwd: repoRoot, maxBuffer: 16 * 1024 * 1024 },
-    );
+    const build = await run(path.join(repoRoot, "node_modules", ".bin", "redocly"), ["build-docs", "openapi.yaml", "-t", template, "-o", output], { cwd: repoRoot });
+    expect(build.code, build.stdout + build.stderr).toBe(0);
     const cdn = await openOffline(browser, output);
     try {
       expect(cdn.leaked.some((url) => /^https:\/\/cdn\.redoc(?:ly)?\.(?:com|ly)\//.test(url))).toBe(true);

@@ -7,7 +7,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loggedIn } from "./helpers/agents.js";
 import { freshPostgres, postgresTestUrl } from "./helpers/databases.js";
-import { freePort } from "./helpers/ports.js";
+import { freePort } from "../devkit/ports.js";
 import { spawnAgentd, type AgentdProcess } from "./helpers/process.js";
 import { consume, ensureRabbit, RABBIT_URL } from "./helpers/rabbit.js";
 import { startWebhookReceiver, waitUntil } from "./helpers/webhook-receiver.js";

@@ -15,7 +15,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { readOriginUuid } from "../server/store/deployment.js";
 import { SqlAgentStore } from "../server/store/sql-agent-store.js";
 import { DEMO_AGENTS } from "../server/store/seed.js";
-import { AuthService } from "./helpers/auth-service.js";
+import { AuthService } from "../devkit/auth-service.js";
 import { expectValid, loadContract } from "./helpers/contract.js";
 import { freshPostgres, postgresTestUrl, type TestDatabase } from "./helpers/databases.js";
 import { AgentdExited, runAgentd, spawnAgentd, type AgentdProcess } from "./helpers/process.js";

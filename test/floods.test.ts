@@ -15,7 +15,7 @@ import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AuthService } from "./helpers/auth-service.js";
+import { AuthService } from "../devkit/auth-service.js";
 import { spawnAgentd, type AgentdProcess } from "./helpers/process.js";
 import { startTestServer, type Answer, type TestServer } from "./helpers/server.js";
 

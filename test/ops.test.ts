@@ -2,21 +2,20 @@
 // Prometheus (Debian's package, installed by .ci/run), checked by promtool,
 // readiness following PostgreSQL and the auth service as they are cut and
 // restored, and the drain a load balancer sees on SIGTERM.
-import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { run } from "../devkit/run.js";
 import { adminSocketPath, callAdminChannel } from "../server/admin/channel.js";
-import { AuthService } from "./helpers/auth-service.js";
+import { AuthService } from "../devkit/auth-service.js";
 import { freshPostgres, postgresTestUrl, type TestDatabase } from "./helpers/databases.js";
-import { freePort } from "./helpers/ports.js";
+import { freePort } from "../devkit/ports.js";
 import { spawnAgentd } from "./helpers/process.js";
 import { ADMIN_TOKEN, startTestServer, type TestServer } from "./helpers/server.js";
 import { startTcpProxy, type TcpProxy } from "./helpers/tcp-proxy.js";
 
-const run = promisify(execFile);
 const pgUrl = postgresTestUrl();
 
 async function get(url: string): Promise<{ status: number; text: string; json: any }> {
@@ -92,14 +91,9 @@ describe("metrics, scraped by a real Prometheus", () => {
     }
     expect(text).toMatch(/^agentd_build_info\{version="17\.5\.0",release="17\.05"\} 1$/m);
     expect(text).toMatch(/^agentd_auth_checks_total\{result="unknown_token"\} [1-9]/m);
-    const child = spawn("promtool", ["check", "metrics"], { stdio: ["pipe", "pipe", "pipe"] });
-    let output = "";
-    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.stdin.end(text);
-    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
-    expect(output).toBe("");
-    expect(code).toBe(0);
+    const check = await run("promtool", ["check", "metrics"], { input: text });
+    expect(check.stdout + check.stderr).toBe("");
+    expect(check.code).toBe(0);
   });
 
   it("a Prometheus server scrapes it, and PromQL returns the requests this test made", async () => {
@@ -245,7 +239,8 @@ describe("drain on SIGTERM", () => {
 
 describe("promtool and prometheus are installed (.ci/run installs Debian's prometheus)", () => {
   it("promtool answers", async () => {
-    const { stdout, stderr } = await run("promtool", ["--version"]);
+    const { code, stdout, stderr } = await run("promtool", ["--version"]);
+    expect(code, stderr).toBe(0);
     expect(stdout + stderr).toMatch(/promtool, version/);
   });
 });

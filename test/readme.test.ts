@@ -3,10 +3,10 @@
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { repoRoot } from "../devkit/root.js";
 import { VARIABLE_LIST, shownDefault } from "../server/config/variables.js";
 
-const root = path.resolve(import.meta.dirname, "..");
-const readme = readFileSync(path.join(root, "README.md"), "utf8");
+const readme = readFileSync(path.join(repoRoot, "README.md"), "utf8");
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -25,7 +25,7 @@ describe("README", () => {
 
   it("documents every AGENTD_ variable the server code reads, and nothing it does not", () => {
     const used = new Set<string>();
-    for (const file of sources(path.join(root, "server"))) {
+    for (const file of sources(path.join(repoRoot, "server"))) {
       for (const match of readFileSync(file, "utf8").matchAll(/\bAGENTD_[A-Z_]+\b/g)) used.add(match[0]);
     }
     const documented = new Set<string>(VARIABLE_LIST.map((v) => v.name));

@@ -4,21 +4,19 @@
 // that release saw it (upstream's facts per release); releases compare as
 // numbers; a published release is never overwritten; each one's types are
 // exported as agentd/types/<release>.
-import { execFile } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { frozenFile, listedReleases, readConfig, releaseAlias } from "../scripts/lib/project.js";
 import { bundleInto, bundleView, lintBundled, readJson } from "../scripts/lib/redocly.js";
-import { repoRoot } from "./helpers/contract.js";
+import { repoRoot } from "../devkit/root.js";
+import { run } from "../devkit/run.js";
 import type { OpenApiDocument } from "./helpers/contract.js";
 
-const run = promisify(execFile);
 const releases = listedReleases();
 const aliases = ["main", ...releases.map(releaseAlias)];
 
@@ -244,13 +242,8 @@ describe("release numbers", () => {
 
 describe("npm run release", () => {
   async function release(args: string[]): Promise<{ code: number; out: string }> {
-    try {
-      const { stdout, stderr } = await run("npm", ["run", "--silent", "release", "--", ...args], { cwd: repoRoot });
-      return { code: 0, out: stdout + stderr };
-    } catch (error) {
-      const e = error as { code?: number; stdout?: string; stderr?: string };
-      return { code: e.code ?? -1, out: `${e.stdout ?? ""}${e.stderr ?? ""}` };
-    }
+    const { code, stdout, stderr } = await run("npm", ["run", "--silent", "release", "--", ...args], { cwd: repoRoot });
+    return { code, out: stdout + stderr };
   }
 
   it("has published every release of the history", () => {

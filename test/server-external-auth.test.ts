@@ -2,7 +2,7 @@
 // wazo-auth compatible HTTP service, with the ACL the contract names.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { suiteAgents } from "./helpers/agents.js";
-import { AuthService } from "./helpers/auth-service.js";
+import { AuthService } from "../devkit/auth-service.js";
 import { loadContract, expectValid } from "./helpers/contract.js";
 import { useTestServer } from "./helpers/server.js";
 

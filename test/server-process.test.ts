@@ -11,7 +11,7 @@ import { BASE_PATH } from "../server/contract.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminSocketPath } from "../server/admin/channel.js";
 import { callHttps } from "./helpers/https.js";
-import { freePort } from "./helpers/ports.js";
+import { freePort } from "../devkit/ports.js";
 import { runAgentd, spawnAgentd, type AgentdProcess } from "./helpers/process.js";
 
 /** `agentd <args>` with this data directory, run to completion. */

@@ -1,8 +1,8 @@
 // A wazo-auth compatible token check for the external-verifier target: the
-// same small service the tests use (test/helpers/auth-service.ts), knowing
+// same small service the tests use (devkit/auth-service.ts), knowing
 // only the bench token.
 import { BENCH_TOKEN } from "../fixtures.js";
-import { AuthService } from "../../test/helpers/auth-service.js";
+import { AuthService } from "../../devkit/auth-service.js";
 
 const service = new AuthService(new Map([[BENCH_TOKEN, ["agentd.#"]]]));
 await service.start(Number(process.env.BENCH_PORT));

@@ -1,12 +1,14 @@
 // Where the contract, its Redocly configuration and its published releases
 // live, and the list of releases the contract declares (info.x-releases).
-// Everything is found from this file's location, so a copy of the project
-// (the gate's self-tests run on one) checks itself, not the original.
+// Everything is found from the location of devkit/root.ts, so a copy of the
+// project (the gate's self-tests run on one) checks itself, not the original.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parse } from "yaml";
+import { repoRoot } from "../../devkit/root.js";
 
-export const projectRoot = path.resolve(import.meta.dirname, "../..");
+/** The repository root (devkit/root.ts), under the name the scripts use. */
+export const projectRoot = repoRoot;
 export const contractFile = path.join(projectRoot, "openapi.yaml");
 export const configFile = path.join(projectRoot, "redocly.yaml");
 export const releasesDir = path.join(projectRoot, "releases");

@@ -3,38 +3,24 @@
 // of its apis entry, and `redocly diff` with its JSON report. The CLI, not a
 // Node API: @redocly/cli bundles its own core, and the CLI is what a reviewer
 // runs by hand too.
-import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { stringify } from "yaml";
+import { run, type RunResult } from "../../devkit/run.js";
 import { projectRoot, readConfig } from "./project.js";
 import type { ApiEntry } from "./project.js";
 
-const run = promisify(execFile);
 const redoclyBin = path.join(projectRoot, "node_modules", ".bin", "redocly");
 
-export interface Outcome {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the Redocly CLI in `cwd` (whose redocly.yaml then applies); never throws on a non-zero exit. */
-export async function redocly(args: string[], cwd = projectRoot): Promise<Outcome> {
-  try {
-    const { stdout, stderr } = await run(redoclyBin, args, {
-      cwd,
-      maxBuffer: 64 * 1024 * 1024,
-      env: { ...process.env, NO_COLOR: "1", REDOCLY_SUPPRESS_NOTIFICATIONS: "true", REDOCLY_TELEMETRY: "off" },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code?: unknown; stdout?: string; stderr?: string };
-    if (typeof e.code !== "number") throw error; // the CLI did not even start
-    return { code: e.code, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
-  }
+/** Runs the Redocly CLI in `cwd` (whose redocly.yaml then applies); never throws on a non-zero exit, only when the CLI did not run to an exit. */
+export async function redocly(args: string[], cwd = projectRoot): Promise<RunResult> {
+  const outcome = await run(redoclyBin, args, {
+    cwd,
+    env: { ...process.env, NO_COLOR: "1", REDOCLY_SUPPRESS_NOTIFICATIONS: "true", REDOCLY_TELEMETRY: "off" },
+  });
+  if (outcome.code === -1) throw new Error(`redocly ${args[0] ?? ""} did not run to an exit:\n${outcome.stderr}`);
+  return outcome;
 }
 
 /** A temporary directory, removed once `use` settles. */

@@ -11,8 +11,8 @@
 // the contract.
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
+import { repoRoot } from "../../devkit/root.js";
 import { contractValidators, type ValidateFunction } from "../../server/contract.js";
 
 export type { ValidateFunction };
@@ -20,7 +20,6 @@ export type { ValidateFunction };
 /** A parsed OpenAPI document; deliberately loose, tests walk it as plain JSON. */
 export type OpenApiDocument = Record<string, any>;
 
-export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const contractPath = path.join(repoRoot, "openapi.yaml");
 
 export const HTTP_METHODS = ["get", "put", "post", "delete", "patch", "head", "options", "trace"] as const;

@@ -27,8 +27,9 @@
 // `errors: true` a response that breaks the contract becomes a Prism error.
 import { spawn } from "node:child_process";
 import path from "node:path";
-import { freePort } from "./ports.js";
-import { contractPath, repoRoot } from "./contract.js";
+import { freePort } from "../../devkit/ports.js";
+import { repoRoot } from "../../devkit/root.js";
+import { contractPath } from "./contract.js";
 
 export type PrismOptions =
   | {

@@ -12,8 +12,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { Agent } from "undici";
-import { envWithoutAgentd } from "./child-env.js";
-import { repoRoot } from "./contract.js";
+import { envWithoutAgentd } from "../../devkit/child-env.js";
+import { repoRoot } from "../../devkit/root.js";
 import { callHttps, type Answer, type CallOptions } from "./https.js";
 
 const CLI = path.join(repoRoot, "dist", "server", "cli", "agentd.js");

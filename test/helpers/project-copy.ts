@@ -1,5 +1,5 @@
 // A throwaway copy of the contract tooling (openapi.yaml, redocly.yaml and
-// its plugin, the published releases, the scripts), for tests that run the
+// its plugin, the published releases, the scripts and devkit/ they use), for tests that run the
 // release scripts on a deliberately broken contract. node_modules is linked,
 // not copied; the scripts find everything from their own location, so they
 // check the copy, never the repository.
@@ -8,22 +8,13 @@
 //   await copy.editContract((d) => delete d.paths["/agents"].get);
 //   const gate = await copy.run("contract-gate");
 //   await copy.remove();
-import { execFile } from "node:child_process";
 import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { parse, stringify } from "yaml";
-import { repoRoot } from "./contract.js";
+import { repoRoot } from "../../devkit/root.js";
+import { run, type RunResult } from "../../devkit/run.js";
 import type { OpenApiDocument } from "./contract.js";
-
-const run = promisify(execFile);
-
-export interface Outcome {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 export interface ProjectCopy {
   dir: string;
@@ -31,11 +22,11 @@ export interface ProjectCopy {
   editYaml(file: string, edit: (document: any) => void): Promise<void>;
   editContract(edit: (document: OpenApiDocument) => void): Promise<void>;
   /** Runs scripts/<script>.ts of the copy with tsx; never throws on a non-zero exit. */
-  run(script: string, args?: string[]): Promise<Outcome>;
+  run(script: string, args?: string[]): Promise<RunResult>;
   remove(): Promise<void>;
 }
 
-const COPIED = ["openapi.yaml", "redocly.yaml", "package.json", "plugins", "releases", "scripts", "generated", path.join("docs", "redoc-template.hbs")];
+const COPIED = ["openapi.yaml", "redocly.yaml", "package.json", "plugins", "releases", "scripts", "devkit", "generated", path.join("docs", "redoc-template.hbs")];
 
 export async function copyProject(): Promise<ProjectCopy> {
   const dir = await mkdtemp(path.join(tmpdir(), "agentd-project-"));
@@ -54,20 +45,12 @@ export async function copyProject(): Promise<ProjectCopy> {
     dir,
     editYaml,
     editContract: (edit) => editYaml("openapi.yaml", edit),
-    run: async (script, args = []) => {
-      try {
-        const { stdout, stderr } = await run(path.join(dir, "node_modules", ".bin", "tsx"), [path.join("scripts", `${script}.ts`), ...args], {
-          cwd: dir,
-          maxBuffer: 64 * 1024 * 1024,
-          timeout: 300_000,
-          env: { ...process.env, NO_COLOR: "1" },
-        });
-        return { code: 0, stdout, stderr };
-      } catch (error) {
-        const e = error as { code?: unknown; stdout?: string; stderr?: string };
-        return { code: typeof e.code === "number" ? e.code : -1, stdout: e.stdout ?? "", stderr: e.stderr ?? String(error) };
-      }
-    },
+    run: (script, args = []) =>
+      run(path.join(dir, "node_modules", ".bin", "tsx"), [path.join("scripts", `${script}.ts`), ...args], {
+        cwd: dir,
+        timeoutMs: 300_000,
+        env: { ...process.env, NO_COLOR: "1" },
+      }),
     remove: () => rm(dir, { recursive: true, force: true }),
   };
 }

@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { aclGranted } from "../../server/auth/acl.js";
+import { aclGranted } from "../server/auth/acl.js";
 
 /** How the fake auth service behaves for the next requests. */
 export type AuthServiceMode = "normal" | "slow" | "garbage" | "error";
