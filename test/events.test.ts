@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pino from "pino";
-import { agentChangeParams, agentChangeStatement } from "../server/events/outbox.js";
+import { agentChangeParams, agentChangeStatement } from "../server/store/agent-change.js";
 import type { Sql } from "../server/db/sql.js";
 import { Relay, type RelayOptions } from "../server/events/relay.js";
 import { webhookSinkName } from "../server/events/sink.js";

@@ -8,7 +8,7 @@
 // until the broker confirms, an event stays in the outbox.
 import amqp, { type ChannelModel, type ConfirmChannel } from "amqplib";
 import type { Logger } from "pino";
-import type { EventName } from "./outbox.js";
+import type { EventName } from "../store/agent-change.js";
 import { BUS_SINK, type EventSink, type OutboxEvent } from "./sink.js";
 
 export const ROUTING_KEYS: Record<EventName, string> = {

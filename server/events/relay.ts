@@ -1,6 +1,7 @@
-// Delivers the outbox (outbox.ts) after commit: claims rows, hands them to
-// their sink, deletes what was delivered, and schedules a retry of what was
-// not, with exponential backoff between retryMinMs and retryMaxMs.
+// Delivers the outbox (written by store/agent-change.ts) after commit:
+// claims rows, hands them to their sink, deletes what was delivered, and
+// schedules a retry of what was not, with exponential backoff between
+// retryMinMs and retryMaxMs.
 //
 // Order per agent: a claim takes a prefix of each (sink, agent) queue, its
 // rows are delivered one after the other, and a row stays in the outbox
@@ -16,7 +17,7 @@
 // way an event is delivered twice, under the same id.
 import type { Logger } from "pino";
 import type { Sql } from "../db/sql.js";
-import type { EventName } from "./outbox.js";
+import type { EventName } from "../store/agent-change.js";
 import type { EventSink, OutboxEvent } from "./sink.js";
 
 export interface RelayCounters {
@@ -42,8 +43,9 @@ export interface RelayOptions {
   counters?: RelayCounters;
 }
 
-// The claim (migration 4 in db/migrations.ts) takes a prefix of each
-// agent's queue from a window of the sink's oldest rows. On PostgreSQL it
+// The claim (the SQL functions event_outbox_claim and event_outbox_peek,
+// created by the database migrations) takes a prefix of each agent's queue
+// from a window of the sink's oldest rows. On PostgreSQL it
 // is one statement that serialises claims across instances and leases the
 // rows. On the embedded database this relay is the only one and its rounds
 // never overlap, so it only reads the due rows (PEEK): no lease to write.

@@ -1,7 +1,7 @@
 // What the relay delivers to: the bus or one webhook URL. Each sink has its
 // own queue in the outbox (rows carry its name), so a receiver that is down
 // holds back its own events only.
-import type { EventName } from "./outbox.js";
+import type { EventName } from "../store/agent-change.js";
 
 /** One outbox row, as the relay hands it to a sink. */
 export interface OutboxEvent {

@@ -1,7 +1,7 @@
 import type { Sql } from "../db/sql.js";
 import type { AgentImportSource, AgentRecord, AgentStatus, AgentStore, PauseOutcome, UnpauseOutcome } from "./agent-store.js";
 import { importAgents } from "./sql-agent-import.js";
-import { agentChangeParams, agentChangeStatement, type EventName, type PauseState } from "../events/outbox.js";
+import { NO_EVENTS, writeAgentChange, type EventName, type EventRecording, type PauseState } from "./agent-change.js";
 
 const COLUMNS = "id, number, extension, context, logged, paused, paused_reason, state_interface";
 
@@ -11,33 +11,7 @@ type AgentRow = AgentRecord;
 // cannot exist, and must not reach PostgreSQL as an out-of-range error.
 const MAX_ID = 2_147_483_647;
 
-// The write is one statement: it only touches a logged-in agent, and row
-// locking makes concurrent pauses of one agent apply one after the other.
-// (A single statement that also told 404 from 409, with a CTE, cost twice
-// as much on every pause; the failure path pays for its own question.)
-// Pause and unpause are the same statement with another state ($2 paused,
-// $3 reason); unpause applies also when the agent is not paused (the 204 is
-// the same, and the row is touched all the same, so the data version moves
-// as it does for a pause that changes nothing).
-const CHANGE = "UPDATE agents SET paused = $2, paused_reason = $3 WHERE number = $1 AND logged RETURNING id";
 const LOGGED = "SELECT logged FROM agents WHERE number = $1";
-// With an event sink configured: the same update, and its event in the
-// outbox in the same statement when it changed the stored state.
-// It writes only when the state changes: a pause that changes nothing
-// returns a null id, and the read below finds the agent logged in.
-const WITH_EVENT: Record<EventName, string> = {
-  agent_paused: agentChangeStatement("agent_paused"),
-  agent_unpaused: agentChangeStatement("agent_unpaused"),
-};
-
-/** Where events go; absent or empty sinks: no event is recorded. */
-export interface EventRecording {
-  /** The outbox's sink names (server/events/sinks.ts), one row per sink and event. */
-  sinks: readonly string[];
-  /** Called after an event was committed, so the relay delivers it at once. */
-  recorded?: () => void;
-}
-
 const VACUUM_AGENTS = "VACUUM (ANALYZE) agents";
 
 /** The agents' data version (see migration 2): it changes whenever a write to `agents` commits. */
@@ -60,23 +34,9 @@ export class SqlAgentStore implements AgentStore {
   constructor(
     private readonly sql: Sql,
     readonly originUuid: string,
-    private readonly events: EventRecording = { sinks: [] },
+    private readonly events: EventRecording = NO_EVENTS,
     private readonly upkeep: Upkeep = { vacuumAfterImport: false },
   ) {}
-
-  /**
-   * One update of a logged-in agent. Without sinks: the plain statement,
-   * true when it updated the agent. With sinks: the statement that also
-   * records the event, true when it changed the agent (so false also for
-   * an agent already in that state: the caller's read says logged in).
-   */
-  private async change(event: EventName, number: string, to: PauseState): Promise<boolean> {
-    if (this.events.sinks.length === 0) return (await this.sql.query(CHANGE, [number, to.paused, to.reason])).length > 0;
-    const [row] = await this.sql.query<{ id: number | null }>(WITH_EVENT[event], agentChangeParams(number, to, this.originUuid, this.events.sinks));
-    const changed = row !== undefined && row.id !== null;
-    if (changed) this.events.recorded?.();
-    return changed;
-  }
 
   // Exactly the contract's nine fields, whatever the driver adds to a row.
   private status(row: AgentRow): AgentStatus {
@@ -120,13 +80,15 @@ export class SqlAgentStore implements AgentStore {
   }
 
   /**
-   * A pause or unpause: the change, and only when nothing was written, a read
-   * that says why from the state as it is now. If the agent logged in
-   * between the two statements, the change is tried again.
+   * A pause or unpause: the change (agent-change.ts), and only when nothing
+   * was written, a read that says why from the state as it is now. If the
+   * agent logged in between the two statements, the change is tried again.
+   * (A single statement that also told 404 from 409, with a CTE, cost more
+   * on every pause; the failure path pays for its own question.)
    */
   private async applyOrExplain(event: EventName, number: string, to: PauseState): Promise<"applied" | "no such agent" | "not logged in"> {
     for (let attempt = 0; ; attempt++) {
-      if (await this.change(event, number, to)) return "applied";
+      if (await writeAgentChange(this.sql, { event, number, to, originUuid: this.originUuid }, this.events)) return "applied";
       const rows = await this.sql.query<{ logged: boolean }>(LOGGED, [number]);
       const row = rows[0];
       if (row === undefined) return "no such agent";
