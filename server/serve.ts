@@ -14,10 +14,10 @@ import { answerClientErrors } from "./http/parser-errors.js";
 import { startOpsListener, type OpsListener } from "./ops/listener.js";
 import { readBuildInfo } from "./ops/build-info.js";
 import { NO_METRICS } from "./ops/metrics.js";
-import { createMetrics, type PrometheusMetrics } from "./ops/prometheus.js";
+import { createMetrics, registerEventMetrics, type PrometheusMetrics } from "./ops/prometheus.js";
 import { Readiness, type DependencyCheck } from "./ops/readiness.js";
 import { openState, type State } from "./state.js";
-import { startRelay } from "./events/start.js";
+import { startDelivery } from "./events/delivery.js";
 import { sinkNames } from "./events/sink.js";
 import type { Relay } from "./events/relay.js";
 import { loadOrCreateCertificate, tlsServerOptions } from "./tls/certificate.js";
@@ -59,7 +59,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       sinks: sinkNames(config.events),
       recorded: () => relay?.wake(),
     });
-    relay = await startRelay(config.events, state.db, logger, metrics);
+    relay = await startDelivery(config.events, state.db, logger, metrics ? (backlog) => registerEventMetrics(metrics, backlog) : null);
     const adminToken = await bootstrapTokens(config, state);
     const verifier: TokenVerifier = config.authUrl
       ? new ExternalVerifier({

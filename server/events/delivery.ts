@@ -1,11 +1,12 @@
-// Builds the configured sinks and the relay over them; nothing when no sink
-// is configured (and then pauses record no event either: sinkNames is empty).
+// Starts the delivery of events: builds the configured sinks and the relay
+// over them; nothing when no sink is configured (and then pauses record no
+// event either: sinkNames() is empty). How delivery is counted is passed in,
+// so that this module does not load prom-client (ops/metrics.ts).
 import type { Logger } from "pino";
 import type { EventsConfig } from "../config/config.js";
 import type { Database } from "../db/sql.js";
-import { registerEventMetrics, type PrometheusMetrics } from "../ops/prometheus.js";
 import { BusSink } from "./bus-sink.js";
-import { Relay } from "./relay.js";
+import { Relay, type RelayCounters } from "./relay.js";
 import type { EventSink } from "./sink.js";
 import { WebhookSink } from "./webhook-sink.js";
 
@@ -14,6 +15,20 @@ const BUS_TIMEOUT_MS = 10_000;
 
 const BACKLOG = `SELECT count(*)::int AS pending,
   coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS oldest FROM event_outbox`;
+
+/** The events not yet delivered, read when the metrics ask. */
+export interface DeliveryBacklog {
+  /** Outbox rows not yet delivered (one per event and sink). */
+  pending: number;
+  /** Age of the oldest of them; 0 when there is none. */
+  oldestSeconds: number;
+}
+
+/**
+ * Registers delivery's metrics: given how to read the backlog, returns the
+ * counters the relay bumps for each delivery and failure.
+ */
+export type CountDelivery = (backlog: () => Promise<DeliveryBacklog>) => RelayCounters;
 
 export function buildSinks(config: EventsConfig, logger: Logger): EventSink[] {
   const sinks: EventSink[] = [];
@@ -25,16 +40,14 @@ export function buildSinks(config: EventsConfig, logger: Logger): EventSink[] {
   return sinks;
 }
 
-/** Starts the relay when a sink is configured; null otherwise. */
-export async function startRelay(config: EventsConfig, db: Database, logger: Logger, metrics: PrometheusMetrics | null): Promise<Relay | null> {
+/** Starts the relay when a sink is configured; null otherwise. `count` null: nothing is counted. */
+export async function startDelivery(config: EventsConfig, db: Database, logger: Logger, count: CountDelivery | null): Promise<Relay | null> {
   const sinks = buildSinks(config, logger);
   if (sinks.length === 0) return null;
-  const counters = metrics
-    ? registerEventMetrics(metrics, async () => {
-        const [row] = await db.query<{ pending: number; oldest: number }>(BACKLOG);
-        return { pending: row?.pending ?? 0, oldestSeconds: row?.oldest ?? 0 };
-      })
-    : undefined;
+  const counters = count?.(async () => {
+    const [row] = await db.query<{ pending: number; oldest: number }>(BACKLOG);
+    return { pending: row?.pending ?? 0, oldestSeconds: row?.oldest ?? 0 };
+  });
   const relay = new Relay({
     sql: db,
     sinks,
