@@ -16,7 +16,7 @@ import { readBuildInfo } from "./ops/build-info.js";
 import { NO_METRICS } from "./ops/metrics.js";
 import { createMetrics, registerEventMetrics, type PrometheusMetrics } from "./ops/prometheus.js";
 import { Readiness, type DependencyCheck } from "./ops/readiness.js";
-import { openState, type State } from "./state.js";
+import { openStores, type Stores } from "./stores.js";
 import { startDelivery } from "./events/delivery.js";
 import { sinkNames } from "./events/sink.js";
 import type { Relay } from "./events/relay.js";
@@ -50,17 +50,17 @@ export interface RunningServer {
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
   const embedded = config.databaseUrl === null;
   const lock: DataDirLock | null = embedded ? await lockDataDir(config.dataDir) : null;
-  let state: State | undefined;
+  let stores: Stores | undefined;
   let ops: OpsListener | null = null;
   const metrics = config.opsPort === null ? null : createMetrics(readBuildInfo());
   let relay: Relay | null = null;
   try {
-    state = await openState(config, logger, metrics ?? NO_METRICS, {
+    stores = await openStores(config, logger, metrics ?? NO_METRICS, {
       sinks: sinkNames(config.events),
       recorded: () => relay?.wake(),
     });
-    relay = await startDelivery(config.events, state.db, logger, metrics ? (backlog) => registerEventMetrics(metrics, backlog) : null);
-    const adminToken = await bootstrapTokens(config, state);
+    relay = await startDelivery(config.events, stores.db, logger, metrics ? (backlog) => registerEventMetrics(metrics, backlog) : null);
+    const adminToken = await bootstrapTokens(config, stores);
     const verifier: TokenVerifier = config.authUrl
       ? new ExternalVerifier({
           url: config.authUrl,
@@ -70,15 +70,15 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
           log: logger,
           ...(metrics ? { onCacheHit: () => metrics.authCacheHit() } : {}),
         })
-      : new EmbeddedVerifier(state.tokens);
+      : new EmbeddedVerifier(stores.tokens);
     const certificate = await loadOrCreateCertificate({
       dataDir: config.dataDir,
       certPath: config.tlsCert,
       keyPath: config.tlsKey,
     });
 
-    const currentState = state;
-    const checks: DependencyCheck[] = [{ name: "database", check: async () => void (await currentState.db.query("SELECT 1")) }];
+    const opened = stores;
+    const checks: DependencyCheck[] = [{ name: "database", check: async () => void (await opened.db.query("SELECT 1")) }];
     if (verifier instanceof ExternalVerifier) checks.push({ name: "auth", check: () => verifier.probe() });
     const readiness = new Readiness(checks, { timeoutMs: config.dbTimeoutMs });
     // Before the API listens, so a port conflict here leaves nothing half-started.
@@ -86,7 +86,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       ops = await startOpsListener(config.opsHost, config.opsPort, { readiness, registry: metrics.registry });
     }
 
-    const app = createApp({ config, store: state.store, verifier, logger, metrics: metrics ?? NO_METRICS });
+    const app = createApp({ config, store: stores.store, verifier, logger, metrics: metrics ?? NO_METRICS });
     // The app answers a missing Host itself, with the contract's Error body.
     const server = https.createServer(
       {
@@ -117,7 +117,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     const admin = embedded
       ? await startAdminChannel(
           adminSocketPath(config.dataDir),
-          (request) => runAdmin(request, currentState),
+          (request) => runAdmin(request, opened),
           logger,
         )
       : null;
@@ -141,7 +141,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
           await stopListening(server, config.shutdownTimeoutMs);
           await verifier.close?.();
           await relay?.stop();
-          await currentState.db.close();
+          await opened.db.close();
           await ops?.close();
           await lock?.release();
         })();
@@ -151,7 +151,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   } catch (err) {
     await ops?.close();
     await relay?.stop().catch(() => undefined);
-    await state?.db.close().catch(() => undefined);
+    await stores?.db.close().catch(() => undefined);
     await lock?.release();
     throw err;
   }
@@ -161,14 +161,14 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
  * Creates the first admin token of an embedded deployment (returned so it can
  * be printed once) and makes sure AGENTD_ADMIN_TOKEN exists when it is set.
  */
-async function bootstrapTokens(config: Config, state: State): Promise<string | null> {
+async function bootstrapTokens(config: Config, stores: Stores): Promise<string | null> {
   if (config.adminToken) {
-    await state.tokens.ensure(config.adminToken, ["agentd.#"]);
+    await stores.tokens.ensure(config.adminToken, ["agentd.#"]);
     return null;
   }
   if (config.authUrl) return null;
-  if ((await state.tokens.count()) > 0) return null;
-  return state.tokens.create(["agentd.#"], null);
+  if ((await stores.tokens.count()) > 0) return null;
+  return stores.tokens.create(["agentd.#"], null);
 }
 
 /** Graceful stop: no new connections, in-flight requests finish (bounded), idle keep-alives close. */

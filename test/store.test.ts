@@ -12,7 +12,7 @@ import pino from "pino";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../server/config/load.js";
 import { migrate, MIGRATIONS } from "../server/db/migrations.js";
-import { openState } from "../server/state.js";
+import { openStores } from "../server/stores.js";
 import { openPostgres } from "../server/db/postgres.js";
 import { DatabaseUnavailableError, type Database, type Sql } from "../server/db/sql.js";
 import type { AgentRecord } from "../server/store/agent-store.js";
@@ -580,7 +580,7 @@ describe("PGlite upkeep", () => {
     const t = await freshPglite();
     const loaded = loadConfig({ AGENTD_DATA_DIR: t.location }, t.location);
     if (!loaded.ok) throw new Error(loaded.errors.join("; "));
-    const state = await openState(loaded.config, pino({ level: "silent" }));
+    const state = await openStores(loaded.config, pino({ level: "silent" }));
     try {
       const text = JSON.stringify(Array.from({ length: 5_000 }, (_, i) => loggedIn(i + 1)));
       const stats = async () =>

@@ -13,7 +13,7 @@ import { renderEnvHelp } from "../config/variables.js";
 import { createLogger } from "../log/logger.js";
 import { flushStdio, openStdio } from "../log/stdio.js";
 import { isLoopback } from "../ops/listener.js";
-import { openState } from "../state.js";
+import { openStores } from "../stores.js";
 
 /** Exit codes: 0 success, 1 failure, 2 usage or configuration error. */
 const FAILURE = 1;
@@ -157,7 +157,7 @@ async function admin(request: AdminRequest): Promise<AdminResponse> {
 }
 
 async function direct(config: Config, logger: Logger, request: AdminRequest): Promise<AdminResponse> {
-  const state = await openState(config, logger);
+  const state = await openStores(config, logger);
   try {
     return await runAdmin(request, state);
   } finally {

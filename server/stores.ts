@@ -6,7 +6,7 @@ import { migrate } from "./db/migrations.js";
 import { instrumentedDatabase } from "./db/instrumented.js";
 import { NO_METRICS, type Metrics } from "./ops/metrics.js";
 import type { AgentStore } from "./store/agent-store.js";
-import type { EventRecording } from "./store/agent-change.js";
+import { NO_EVENTS, type EventRecording } from "./store/agent-change.js";
 import { SqlAgentStore } from "./store/sql-agent-store.js";
 import { readOriginUuid } from "./store/deployment.js";
 import { seedDemoAgents } from "./store/seed.js";
@@ -15,8 +15,8 @@ import { CachedAgentStore } from "./store/cached-agent-store.js";
 import { CachedTokenStore } from "./store/cached-token-store.js";
 import { VersionedListStore } from "./store/versioned-list-store.js";
 
-/** Everything that lives in the database, opened and migrated. */
-export interface State {
+/** The database, opened and migrated, and the stores over it. */
+export interface Stores {
   db: Database;
   store: AgentStore;
   tokens: TokenStore;
@@ -28,15 +28,15 @@ export interface State {
  * demo agents into a brand-new embedded database. The caller must already
  * hold the data-directory lock for the embedded database.
  */
-export async function openState(
+export async function openStores(
   config: Config,
   logger: Logger,
   metrics: Metrics = NO_METRICS,
   /** Where pauses record their events (the server's relay); none: no event is recorded (the CLI). */
-  events: EventRecording = { sinks: [] },
-): Promise<State> {
-  // Only the configured driver is loaded: each costs tens of milliseconds,
-  // which every admin command would otherwise pay for the other one.
+  events: EventRecording = NO_EVENTS,
+): Promise<Stores> {
+  // Only the configured driver is loaded: each takes time to load, which
+  // every admin command would otherwise pay for the other one.
   const opened = config.databaseUrl
     ? await (await import("./db/postgres.js")).openPostgres(config.databaseUrl, { timeoutMs: config.dbTimeoutMs })
     : await (await import("./db/pglite.js")).openPglite(config.dataDir);
