@@ -19,7 +19,7 @@ import type { AgentRecord } from "../server/store/agent-store.js";
 import { SqlAgentStore } from "../server/store/sql-agent-store.js";
 import { VersionedListStore } from "../server/store/versioned-list-store.js";
 import { readOriginUuid } from "../server/store/deployment.js";
-import { importBatches, InvalidImportError } from "../server/admin/import-file.js";
+import { importBatches, InvalidImportError } from "../server/store/agent-import-reader.js";
 import { runAdmin } from "../server/admin/operations.js";
 import { findContract } from "../server/contract.js";
 import { DEMO_AGENTS, seedDemoAgents } from "../server/store/seed.js";

@@ -1,6 +1,6 @@
 import type { TokenStore } from "../store/token-store.js";
 import type { AgentRecord, AgentStore } from "../store/agent-store.js";
-import { importBatches, InvalidImportError } from "./import-file.js";
+import { importBatches, InvalidImportError } from "../store/agent-import-reader.js";
 import type { AdminRequest, AdminResponse } from "./protocol.js";
 
 /**

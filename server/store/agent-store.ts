@@ -6,7 +6,7 @@ export type AgentRecord = Omit<AgentStatus, "origin_uuid">;
 
 /**
  * Agents to import: all at once, or in batches as a reader checks them
- * (admin/import-file.ts). A source that throws cancels the whole import.
+ * (agent-import-reader.ts). A source that throws cancels the whole import.
  * A reader hands over each batch before it has checked it, so that the
  * database stores it meanwhile: until the source ends, a store must expect
  * any JSON value in a field (and extra fields), and may find the database

@@ -1,6 +1,6 @@
 // The store's import: agents inserted or replaced by id, all in one
 // transaction, from a whole array or from batches that a reader checks as
-// it goes (admin/import-file.ts).
+// it goes (agent-import-reader.ts).
 import { copyText } from "../db/copy-text.js";
 import type { Sql } from "../db/sql.js";
 import type { AgentImportSource, AgentRecord } from "./agent-store.js";

@@ -1,16 +1,20 @@
 // `agentd import <file.json>`: a JSON array of agents, validated as a whole
 // against the contract's AgentStatus schema (read from openapi.yaml at run
-// time, never copied) before anything is committed.
+// time, never copied), its state rules included, before anything is
+// committed. The database's CHECK constraints hold the same rules, as a
+// backstop.
 //
 // origin_uuid belongs to the deployment, not to an agent: it is optional in
 // the file and ignored when present (it must still be a UUID), so the output
 // of `GET /agents` from any deployment can be imported as it is.
 import type { ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
-import type { AgentRecord } from "../store/agent-store.js";
+import type { AgentRecord } from "./agent-store.js";
 
 interface ImportValidators {
   file: ValidateFunction;
   item: ValidateFunction;
+  /** The item schema's `allOf`: the contract's state rules, to word their errors. */
+  rules: unknown[];
 }
 
 /**
@@ -32,12 +36,16 @@ async function validatorsFor(contractFile: string | undefined): Promise<ImportVa
   // The shipped contract is already parsed (CONTRACT); a copy, since schemas are added to it.
   const document = key === CONTRACT_PATH ? structuredClone(CONTRACT) : readContract(key);
   const schemas = (document.components as { schemas?: Record<string, unknown> } | undefined)?.schemas;
-  const status = schemas?.AgentStatus as { required?: string[] } | undefined;
+  const status = schemas?.AgentStatus as { required?: string[]; allOf?: unknown[] } | undefined;
   if (schemas === undefined || status === undefined) throw new Error(`${key} has no components.schemas.AgentStatus`);
   schemas.AgentImportItem = { ...status, required: (status.required ?? []).filter((name) => name !== "origin_uuid") };
   schemas.AgentImportFile = { type: "array", items: { $ref: "#/components/schemas/AgentImportItem" } };
   const validator = contractValidators(document);
-  const validators = { file: validator("#/components/schemas/AgentImportFile"), item: validator("#/components/schemas/AgentImportItem") };
+  const validators = {
+    file: validator("#/components/schemas/AgentImportFile"),
+    item: validator("#/components/schemas/AgentImportItem"),
+    rules: status.allOf ?? [],
+  };
   compiled.set(key, validators);
   return validators;
 }
@@ -60,21 +68,24 @@ function describe(error: ErrorObject, at: string): string {
   return `${position(instancePath)}: ${error.message ?? error.keyword}`;
 }
 
-// The contract's state rules that a schema cannot express, in its own
-// words, added to `problems`. Most agents break none: nothing is allocated
-// for them.
-function checkState(agent: Record<string, unknown>, index: number, problems: string[]): void {
-  if (agent.logged === false) {
-    if (agent.paused === true) problems.push(`[${index}].paused: must be false when logged is false`);
-    for (const field of LOGGED_OUT_NULL) {
-      if (agent[field] !== null && agent[field] !== undefined) problems.push(`[${index}].${field}: must be null when logged is false`);
-    }
-  }
-  if (agent.paused === false && agent.paused_reason !== null && agent.paused_reason !== undefined) {
-    problems.push(`[${index}].paused_reason: must be null when paused is false`);
-  }
+/** `#/allOf/2/then/properties/paused/const`: an error of the item schema's state rule 2 (`#/allOf/2/if` is the rule's own). */
+const RULE_ERROR = /^#\/allOf\/([0-9]+)\/(then\/|if$)/;
+
+/**
+ * An error of one of the contract's state rules (an `if`/`then` of
+ * AgentStatus's allOf) in the rule's words, `[3].paused: must be false when
+ * logged is false`; null for the rule's own error (Ajv's `must match "then"
+ * schema`, which the field's says better) and undefined for any other error.
+ */
+function describeRule(error: ErrorObject, at: string, rules: unknown[]): string | null | undefined {
+  const match = RULE_ERROR.exec(error.schemaPath);
+  if (match === null) return undefined;
+  if (match[2] === "if") return null;
+  const rule = rules[Number(match[1])] as { if?: { properties?: Record<string, { const?: unknown }> } } | undefined;
+  const when = Object.entries(rule?.if?.properties ?? {}).map(([field, schema]) => `${field} is ${JSON.stringify(schema.const)}`);
+  const must = error.keyword === "const" ? `must be ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)}` : (error.message ?? error.keyword);
+  return `${position(at + error.instancePath)}: ${must}${when.length > 0 ? ` when ${when.join(" and ")}` : ""}`;
 }
-const LOGGED_OUT_NULL = ["extension", "context", "state_interface"] as const;
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -143,8 +154,7 @@ const FIRST_BATCH = 30_000;
 
 /**
  * Reads an import file and yields its agents in batches, so that a writer
- * can store one batch while the reader checks it against the contract and
- * its state rules. A batch is yielded before it is checked: the database
+ * can store one batch while the reader checks it against the contract. A batch is yielded before it is checked: the database
  * then starts as soon as the file is parsed, and works on the other core
  * while this process loads the validator and checks. The writer must hold
  * what it is given uncommitted until the generator ends (the store's import
@@ -152,8 +162,8 @@ const FIRST_BATCH = 30_000;
  * rest is still checked, and the generator throws InvalidImportError with
  * every problem, which rolls the writes back. The problems are those of
  * validating the whole array at once (Ajv reports every error), in the same
- * order: each item's schema errors, then the state rules, then the
- * duplicates.
+ * order: each item's schema errors, then those of the schema's state rules,
+ * then the duplicates.
  *
  * The agents yielded are the file's own objects, unchecked (an item that is
  * not an object comes as an empty one, so that a writer can read its
@@ -181,10 +191,14 @@ export async function* importBatches(text: string, contractFile?: string): Async
     for (let index = start; index < end; index++) {
       if (index > start && (index - start) % SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
       const item: unknown = data[index];
-      if (!validators.item(item)) problems.schema.push(...(validators.item.errors ?? []).map((error) => describe(error, `/${index}`)));
-      const fields = batch[index - start]!;
-      checkState(fields, index, problems.state);
-      duplicates.check(fields, index, problems);
+      if (!validators.item(item)) {
+        for (const error of validators.item.errors ?? []) {
+          const rule = describeRule(error, `/${index}`, validators.rules);
+          if (rule === undefined) problems.schema.push(describe(error, `/${index}`));
+          else if (rule !== null) problems.state.push(rule);
+        }
+      }
+      duplicates.check(batch[index - start]!, index, problems);
     }
     start = end;
   }
