@@ -2,10 +2,8 @@
 import { readFile } from "node:fs/promises";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
 import ms from "ms";
-import type { Logger } from "pino";
-import { adminSocketPath, callAdminChannel } from "../admin/channel.js";
-import { DataDirBusyError, lockDataDir } from "../admin/lock.js";
-import { runAdmin } from "../admin/operations.js";
+import { dispatchAdmin } from "../admin/dispatch.js";
+import { DataDirBusyError } from "../admin/lock.js";
 import type { AdminRequest, AdminResponse } from "../admin/protocol.js";
 import type { Config } from "../config/config.js";
 import { loadConfig, loadDotEnv } from "../config/load.js";
@@ -13,7 +11,6 @@ import { renderEnvHelp } from "../config/variables.js";
 import { createLogger } from "../log/logger.js";
 import { flushStdio, openStdio } from "../log/stdio.js";
 import { isLoopback } from "../ops/listener.js";
-import { openStores } from "../stores.js";
 
 /** Exit codes: 0 success, 1 failure, 2 usage or configuration error. */
 const FAILURE = 1;
@@ -124,45 +121,9 @@ async function serve(): Promise<number> {
   });
 }
 
-/**
- * Runs an admin command against the deployment's database: through the
- * running server's admin socket when one holds the embedded data directory,
- * otherwise by taking the directory's lock and opening the database here.
- */
+/** Runs an admin command: through the running server, or here (admin/dispatch.ts). */
 async function admin(request: AdminRequest): Promise<AdminResponse> {
-  const config = configFromEnvironment();
-  const logger = createLogger(stdio.stderr, "warn");
-  if (config.databaseUrl) return direct(config, logger, request);
-
-  const socket = adminSocketPath(config.dataDir);
-  // A server that is starting holds the lock but does not answer yet: wait for it.
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const answer = await callAdminChannel(socket, request);
-    if (answer) return answer;
-    let lock;
-    try {
-      lock = await lockDataDir(config.dataDir);
-    } catch (err) {
-      if (!(err instanceof DataDirBusyError) || Date.now() > deadline) throw err;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      continue;
-    }
-    try {
-      return await direct(config, logger, request);
-    } finally {
-      await lock.release();
-    }
-  }
-}
-
-async function direct(config: Config, logger: Logger, request: AdminRequest): Promise<AdminResponse> {
-  const state = await openStores(config, logger);
-  try {
-    return await runAdmin(request, state);
-  } finally {
-    await state.db.close();
-  }
+  return dispatchAdmin(configFromEnvironment(), createLogger(stdio.stderr, "warn"), request);
 }
 
 function check(answer: AdminResponse): Extract<AdminResponse, { ok: true }> {

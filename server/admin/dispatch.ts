@@ -1,0 +1,53 @@
+import type { Logger } from "pino";
+import type { Config } from "../config/config.js";
+import { openStores } from "../stores.js";
+import { adminSocketPath, callAdminChannel } from "./channel.js";
+import { DataDirBusyError, lockDataDir } from "./lock.js";
+import { runAdmin } from "./operations.js";
+import type { AdminRequest, AdminResponse } from "./protocol.js";
+
+/** How long to wait for a server that holds the data directory but does not answer yet (it is starting). */
+const STARTING_SERVER_WAIT_MS = 15_000;
+/** Between two tries while waiting for it. */
+const RETRY_MS = 200;
+
+/**
+ * Runs an admin command against the deployment's database: through the
+ * running server's admin socket when one holds the embedded data directory,
+ * otherwise by taking the directory's lock and opening the database here.
+ * On PostgreSQL, which several processes share, always here.
+ */
+export async function dispatchAdmin(config: Config, logger: Logger, request: AdminRequest): Promise<AdminResponse> {
+  if (config.databaseUrl) return runHere(config, logger, request);
+
+  const socket = adminSocketPath(config.dataDir);
+  // A server that is starting holds the lock but does not answer yet: wait for it.
+  const deadline = Date.now() + STARTING_SERVER_WAIT_MS;
+  for (;;) {
+    const answer = await callAdminChannel(socket, request);
+    if (answer) return answer;
+    let lock;
+    try {
+      lock = await lockDataDir(config.dataDir);
+    } catch (err) {
+      if (!(err instanceof DataDirBusyError) || Date.now() > deadline) throw err;
+      await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+      continue;
+    }
+    try {
+      return await runHere(config, logger, request);
+    } finally {
+      await lock.release();
+    }
+  }
+}
+
+/** Opens the stores in this process, runs the command, closes them. */
+async function runHere(config: Config, logger: Logger, request: AdminRequest): Promise<AdminResponse> {
+  const stores = await openStores(config, logger);
+  try {
+    return await runAdmin(request, stores);
+  } finally {
+    await stores.db.close();
+  }
+}
