@@ -3,10 +3,14 @@ import type { TokenStore } from "../store/token-store.js";
 import type { TokenVerifier, Verdict } from "./verifier.js";
 
 /**
- * Checks tokens against the database. No cache on purpose: a token revoked
- * by another process (admin CLI, another instance on the same PostgreSQL)
- * must stop working on the very next request, and the lookup is one
- * indexed query by hash.
+ * Checks tokens against the token store it is given, on every request, and
+ * keeps no cache of its own: a revoked token must stop working on the very
+ * next request. The store decides what a lookup costs (stores.ts): on the
+ * embedded database it is a CachedTokenStore, which every token change in
+ * this process empties (the admin CLI's go through the server's admin
+ * socket while it runs); on PostgreSQL, shared with the CLI and other
+ * instances, every lookup is one indexed query by hash. Expiry is checked
+ * here, never cached.
  */
 export class EmbeddedVerifier implements TokenVerifier {
   constructor(
