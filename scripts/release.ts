@@ -7,17 +7,15 @@
 // release's types (npm run generate). A published release is never
 // overwritten: correcting its record on purpose takes --amend, which rewrites
 // the file and prints the difference (say why in the commit).
-import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { parseArgs, promisify } from "node:util";
+import { parseArgs } from "node:util";
 import { createTwoFilesPatch } from "diff";
 import { renderChangelog } from "./lib/changelog.js";
+import { writeGenerated } from "./lib/generated.js";
 import { changelogFile, frozenFile, listedReleases, projectRoot, readConfig, releaseAlias, releasesDir } from "./lib/project.js";
 import { bundleView, lintBundled, withScratch } from "./lib/redocly.js";
-
-const run = promisify(execFile);
 
 function fail(message: string, code = 1): never {
   console.error(message);
@@ -84,6 +82,5 @@ await writeFile(target, view);
 console.log(`${published ? "amended" : "published"} ${shown}`);
 
 await writeChangelog();
-const generate = await run(process.execPath, [path.join(projectRoot, "scripts", "generate.mjs")], { cwd: projectRoot });
-process.stdout.write(generate.stdout);
+console.log(await writeGenerated());
 console.log(`commit ${shown}, the changelog and generated/${published ? ", saying why the record of " + release + " changed" : ""}`);
