@@ -6,7 +6,7 @@
 // shapes of examples, and extensions such as x-required-acl. Fixing a typo
 // therefore changes no release.
 
-/** @param {unknown} value @returns {value is Record<string, any>} */
+/** @param {unknown} value @returns {value is Record<string, unknown>} */
 const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
 
 /**
@@ -25,7 +25,7 @@ export function ProseFree() {
   return {
     // A `$ref` with siblings (a property's own description next to its shared schema).
     ref: {
-      /** @param {Record<string, any>} node */
+      /** @param {Record<string, unknown>} node */
       enter(node) {
         delete node.description;
         delete node.summary;

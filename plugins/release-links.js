@@ -14,7 +14,7 @@ const releasesDir = new URL("../releases/", import.meta.url);
 export function ReleaseLinks() {
   return {
     Root: {
-      /** @param {Record<string, any>} root */
+      /** @param {{ info: { description?: string } }} root */
       leave(root) {
         const published = listedReleases(root).filter((release) => existsSync(new URL(`openapi-${release}.yaml`, releasesDir)));
         if (published.length === 0) return;

@@ -6,12 +6,18 @@
 import { SECTION_MARKER } from "./release-view.js";
 import { compareReleases, isRelease } from "./releases.js";
 
+/**
+ * The part of Redocly's context of a rule's visitor that this rule uses.
+ * @typedef {{ child(path: (string | number)[]): Location }} Location
+ * @typedef {{ report(problem: { message: string, location: Location }): void, location: Location }} Context
+ */
+
 export function ReleaseMarkers() {
   /** @type {string[]} */
   let releases = [];
   return {
     Root: {
-      /** @param {Record<string, any>} root @param {any} ctx */
+      /** @param {{ info?: { "x-releases"?: unknown, description?: string } }} root @param {Context} ctx */
       enter(root, ctx) {
         const listed = root.info?.["x-releases"];
         if (!Array.isArray(listed) || listed.length === 0) {
@@ -20,11 +26,13 @@ export function ReleaseMarkers() {
           return;
         }
         releases = listed.filter(isRelease);
-        listed.forEach((release, index) => {
+        listed.forEach((/** @type {unknown} */ release, index) => {
           const at = ctx.location.child(["info", "x-releases", index]);
+          /** @type {unknown} */
+          const previous = listed[index - 1];
           if (!isRelease(release)) ctx.report({ message: `Release ${JSON.stringify(release)} is not a quoted release number such as "15.18".`, location: at });
-          else if (index > 0 && isRelease(listed[index - 1]) && compareReleases(listed[index - 1], release) >= 0) {
-            ctx.report({ message: `Release ${release} is listed after ${listed[index - 1]}: list them oldest first.`, location: at });
+          else if (index > 0 && isRelease(previous) && compareReleases(previous, release) >= 0) {
+            ctx.report({ message: `Release ${release} is listed after ${previous}: list them oldest first.`, location: at });
           }
         });
         for (const line of String(root.info?.description ?? "").split("\n")) {
@@ -36,12 +44,12 @@ export function ReleaseMarkers() {
       },
     },
     any: {
-      /** @param {any} node @param {any} ctx */
+      /** @param {unknown} node @param {Context} ctx */
       enter(node, ctx) {
         if (node === null || typeof node !== "object" || Array.isArray(node)) return;
         for (const marker of ["x-since", "x-until"]) {
           if (!(marker in node)) continue;
-          const value = node[marker];
+          const value = /** @type {Record<string, unknown>} */ (node)[marker];
           if (!isRelease(value)) {
             ctx.report({ message: `${marker} must be a quoted release number such as "15.18", not ${JSON.stringify(value)}.`, location: ctx.location.child([marker]) });
           } else if (!releases.includes(value)) {

@@ -29,7 +29,7 @@
 // bundles views with Redocly and compares what comes out.
 import { compareReleases, isRelease, listedReleases, presentIn } from "./releases.js";
 
-/** @typedef {Record<string, any>} Node */
+/** @typedef {Record<string, unknown>} Node */
 
 /** @param {unknown} value @returns {value is Node} */
 const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
@@ -63,12 +63,12 @@ export function ReleaseView(options = {}) {
 /**
  * @param {Node} root
  * @param {string} release
- * @param {string[]} releases
+ * @param {[string, ...string[]]} releases
  */
 function deriveView(root, release, releases) {
-  /** Pointers (`#/components/responses/Unauthorized`) of everything dropped. */
+  /** Pointers (`#/components/responses/Unauthorized`) of everything dropped. @type {Set<string>} */
   const dropped = new Set();
-  /** For each schema that lost properties, their names. */
+  /** For each schema that lost properties, their names. @type {Map<Node, Set<string>>} */
   const lostProperties = new Map();
 
   dropAbsent(root, "#", release, dropped, lostProperties);
@@ -77,23 +77,27 @@ function deriveView(root, release, releases) {
   while (dropReferencesTo(root, "#", dropped, lostProperties) > 0);
   dropUnknownSchemes(root, dropped);
   for (const [schema, names] of lostProperties) {
-    if (!Array.isArray(schema.required)) continue;
-    schema.required = schema.required.filter((/** @type {string} */ name) => !names.has(name));
-    if (schema.required.length === 0) delete schema.required;
+    const required = schema.required;
+    if (!Array.isArray(required)) continue;
+    const kept = required.filter((/** @type {string} */ name) => !names.has(name));
+    if (kept.length === 0) delete schema.required;
+    else schema.required = kept;
   }
   pruneExamples(root, lostProperties);
   markIntroductions(root, "#", releases[0]);
 
-  root.info.version = release;
-  root.info["x-releases"] = releases.filter((r) => compareReleases(r, release) <= 0);
-  if (typeof root.info.description === "string") root.info.description = sectionsUpTo(historyUpTo(root.info.description, release), release);
+  // An object: listedReleases read info.x-releases from it.
+  const info = /** @type {Node} */ (root.info);
+  info.version = release;
+  info["x-releases"] = releases.filter((r) => compareReleases(r, release) <= 0);
+  if (typeof info.description === "string") info.description = sectionsUpTo(historyUpTo(info.description, release), release);
 }
 
 /**
  * Drops every element that is not part of `release` and the `x-until` markers
  * of the rest. Returns true when it left `node` empty (a map or list whose
  * every entry was dropped), for the caller to drop as well.
- * @param {any} node
+ * @param {unknown} node
  * @param {string} pointer
  * @param {string} release
  * @param {Set<string>} dropped
@@ -103,6 +107,7 @@ function deriveView(root, release, releases) {
 function dropAbsent(node, pointer, release, dropped, lostProperties) {
   let removedAny = false;
   if (Array.isArray(node)) {
+    /** @type {unknown[]} */
     const kept = [];
     node.forEach((item, index) => {
       if (isObject(item) && !presentIn(item, release)) dropped.add(`${pointer}/${index}`);
@@ -142,7 +147,7 @@ function dropAbsent(node, pointer, release, dropped, lostProperties) {
 /**
  * Drops every entry holding a `$ref` to a dropped element, and any map or
  * list that leaves empty; returns how many entries it dropped.
- * @param {any} node
+ * @param {unknown} node
  * @param {string} pointer
  * @param {Set<string>} dropped
  * @param {Map<Node, Set<string>>} lostProperties
@@ -151,8 +156,10 @@ function dropAbsent(node, pointer, release, dropped, lostProperties) {
 function dropReferencesTo(node, pointer, dropped, lostProperties) {
   let count = 0;
   /** @param {unknown} child */
-  const refersToDropped = (child) =>
-    isObject(child) && typeof child.$ref === "string" && [...dropped].some((gone) => child.$ref === gone || child.$ref.startsWith(`${gone}/`));
+  const refersToDropped = (child) => {
+    const ref = isObject(child) ? child.$ref : undefined;
+    return typeof ref === "string" && [...dropped].some((gone) => ref === gone || ref.startsWith(`${gone}/`));
+  };
   /** @param {unknown} child */
   const isEmpty = (child) => (Array.isArray(child) ? child.length === 0 : isObject(child) && Object.keys(child).length === 0);
   if (Array.isArray(node)) {
@@ -207,13 +214,15 @@ function dropUnknownSchemes(root, dropped) {
   const isDropped = (name) => dropped.has(`#/components/securitySchemes/${escape(name)}`);
   /** @param {Node} owner */
   const fix = (owner) => {
-    if (!Array.isArray(owner.security)) return;
-    owner.security = owner.security.filter((/** @type {Node} */ requirement) => !Object.keys(requirement).some(isDropped));
-    if (owner.security.length === 0) delete owner.security;
+    const security = owner.security;
+    if (!Array.isArray(security)) return;
+    const kept = security.filter((/** @type {Node} */ requirement) => !Object.keys(requirement).some(isDropped));
+    if (kept.length === 0) delete owner.security;
+    else owner.security = kept;
   };
   fix(root);
-  for (const item of Object.values(root.paths ?? {})) {
-    for (const operation of Object.values(item ?? {})) {
+  for (const item of isObject(root.paths) ? Object.values(root.paths) : []) {
+    for (const operation of isObject(item) ? Object.values(item) : []) {
       if (!isObject(operation)) continue;
       fix(operation);
       const security = operation.security ?? root.security;
@@ -230,7 +239,7 @@ function dropUnknownSchemes(root, dropped) {
  */
 function pruneExamples(root, lostProperties) {
   if (lostProperties.size === 0) return;
-  /** @param {any} node */
+  /** @param {unknown} node */
   const visit = (node) => {
     if (Array.isArray(node)) return node.forEach(visit);
     if (!isObject(node)) return;
@@ -262,7 +271,7 @@ function prune(root, value, schemaNode, lostProperties) {
     const lost = lostProperties.get(schema);
     for (const key of Object.keys(value)) {
       if (lost?.has(key)) delete value[key];
-      else prune(root, value[key], schema.properties?.[key], lostProperties);
+      else prune(root, value[key], isObject(schema.properties) ? schema.properties[key] : undefined, lostProperties);
     }
   }
 }
@@ -271,7 +280,7 @@ function prune(root, value, schemaNode, lostProperties) {
  * Operations get a badge naming the release that introduced them (the
  * baseline when unmarked); any other element marked `x-since` says it in
  * its description.
- * @param {any} node
+ * @param {unknown} node
  * @param {string} pointer
  * @param {string} baseline
  */
@@ -361,7 +370,7 @@ function lose(lostProperties, schema, name) {
 function deref(root, node) {
   let current = node;
   for (let hops = 0; hops < 32 && isObject(current) && typeof current.$ref === "string"; hops++) {
-    /** @type {any} */
+    /** @type {unknown} */
     let target = root;
     for (const segment of current.$ref.replace(/^#\/?/, "").split("/")) target = isObject(target) ? target[unescape(segment)] : undefined;
     current = target;

@@ -1,7 +1,7 @@
 // Release numbers as the contract writes them: quoted strings of dot-separated
 // integers ("15.18"), compared number by number, so 15.18 comes after 15.9.
 
-/** @param {unknown} release */
+/** @param {unknown} release @returns {release is string} */
 export function isRelease(release) {
   return typeof release === "string" && /^\d+(\.\d+)*$/.test(release);
 }
@@ -23,15 +23,15 @@ export function compareReleases(a, b) {
 
 /**
  * The releases the contract lists in info.x-releases, oldest first.
- * @param {any} root the parsed contract
- * @returns {string[]}
+ * @param {unknown} root the parsed contract
+ * @returns {[string, ...string[]]}
  */
 export function listedReleases(root) {
-  const releases = root?.info?.["x-releases"];
+  const releases = /** @type {{ info?: { "x-releases"?: unknown } } | null | undefined} */ (root)?.info?.["x-releases"];
   if (!Array.isArray(releases) || releases.length === 0 || !releases.every(isRelease)) {
     throw new Error('info.x-releases must list the releases as quoted strings, oldest first, e.g. ["15.14", "15.15"]');
   }
-  return releases;
+  return /** @type {[string, ...string[]]} */ (releases);
 }
 
 /**

@@ -5,7 +5,7 @@
 // which a client waiting for it (a screen showing paused agents, say) never
 // sees again: as breaking as a removed property.
 
-/** @param {unknown} values @param {unknown} from */
+/** @param {unknown} values @param {unknown} from @returns {unknown[]} */
 const missing = (values, from) => (Array.isArray(values) ? values.filter((value) => !(Array.isArray(from) && from.includes(value))) : []);
 
 export function ResponseEnumValuesRemoved() {
