@@ -54,8 +54,8 @@ async function serve(): Promise<number> {
   stdio.stdout.limit = config.logBufferBytes;
   const logger = createLogger(stdio.stdout, config.logLevel);
   // Loaded here, not at the top: the HTTP stack (Express, the validator)
-  // takes most of a second to load, which every admin command (import,
-  // token) would otherwise pay for nothing.
+  // is slow to load, which every admin command (import, token) would
+  // otherwise pay for nothing.
   const { startServer } = await import("../serve.js");
   let server;
   try {

@@ -240,9 +240,8 @@ export class Relay {
   /**
    * PGlite runs no autovacuum: every delivered event leaves a dead row,
    * and the relay's question, which reads the sink's oldest rows, would
-   * step over all of them, slower with every event ever sent (45 ms a
-   * claim after 100,000). A VACUUM of the small table now and then keeps
-   * it as fast as new. ANALYZE, with it and at start, gives the planner
+   * step over all of them, slower with every event ever sent. A VACUUM of
+   * the small table now and then keeps it as fast as new. ANALYZE, with it and at start, gives the planner
    * the table's real size: never analysed, it takes any backlog for a
    * handful of rows and sorts all of it on every claim instead of reading
    * the oldest rows in index order. PostgreSQL's autovacuum does both on

@@ -6,10 +6,10 @@
 //
 // An undici Pool for the receiver's origin, asked with request() and a
 // path, rather than fetch() or the global dispatcher: the relay posts every
-// event, and fetch's Web-streams machinery cost about twice the CPU per
-// delivery, and an Agent (which looks up the pool of each URL's origin)
-// with the URL parsed on every request a third more than a Pool of our
-// own, CPU the API shares on the embedded database (docs/performance.md).
+// event, and both fetch's Web-streams machinery and an Agent (which looks
+// up the pool of each URL's origin, with the URL parsed on every request)
+// cost more CPU per delivery than a Pool of our own, CPU the API shares on
+// the embedded database (docs/performance.md).
 import { EventEmitter } from "node:events";
 import { Pool } from "undici";
 import { Webhook } from "standardwebhooks";
@@ -42,7 +42,7 @@ export class WebhookSink implements EventSink {
     // (the relay's lease counts on it). The abort signal is an EventEmitter,
     // which undici accepts as well as an AbortSignal, fired by a plain
     // timer: AbortSignal.timeout() costs an EventTarget, a timer and a
-    // finalizer per event, about a quarter of a delivery's CPU.
+    // finalizer per event, a noticeable share of a delivery's CPU.
     const abort = new EventEmitter();
     const timer = setTimeout(() => abort.emit("abort"), this.options.timeoutMs);
     try {

@@ -7,7 +7,7 @@ import type { AgentImportSource, AgentRecord } from "./agent-store.js";
 
 // An import replaces each agent it names (by id) and leaves the others as
 // they are. Per batch of agents: one COPY of its rows, PostgreSQL's own bulk
-// path (several times cheaper per row than an INSERT … ON CONFLICT, which
+// path (cheaper per row than an INSERT … ON CONFLICT, which
 // checks and inserts each row on its own), after one DELETE of those of its
 // ids that may already be stored. Numbers may move between agents across
 // batches: their uniqueness is checked at commit (agents_number_key is
