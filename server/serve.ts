@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import { adminSocketPath, startAdminChannel } from "./admin/channel.js";
 import { lockDataDir, type DataDirLock } from "./admin/lock.js";
-import { runAdmin } from "./admin/operations.js";
+import { runAdmin } from "./admin/run-admin.js";
 import { EmbeddedVerifier } from "./auth/embedded.js";
 import { ExternalVerifier } from "./auth/external.js";
 import type { TokenVerifier } from "./auth/verifier.js";

@@ -20,7 +20,7 @@ import { SqlAgentStore } from "../server/store/sql-agent-store.js";
 import { VersionedListStore } from "../server/store/versioned-list-store.js";
 import { readOriginUuid } from "../server/store/deployment.js";
 import { importBatches, InvalidImportError } from "../server/store/agent-import-reader.js";
-import { runAdmin } from "../server/admin/operations.js";
+import { runAdmin } from "../server/admin/run-admin.js";
 import { findContract } from "../server/contract.js";
 import { DEMO_AGENTS, seedDemoAgents } from "../server/store/seed.js";
 import { hashToken, SqlTokenStore } from "../server/store/sql-token-store.js";

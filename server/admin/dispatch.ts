@@ -3,7 +3,7 @@ import type { Config } from "../config/config.js";
 import { openStores } from "../stores.js";
 import { adminSocketPath, callAdminChannel } from "./channel.js";
 import { DataDirBusyError, lockDataDir } from "./lock.js";
-import { runAdmin } from "./operations.js";
+import { runAdmin } from "./run-admin.js";
 import type { AdminRequest, AdminResponse } from "./protocol.js";
 
 /** How long to wait for a server that holds the data directory but does not answer yet (it is starting). */

@@ -4,9 +4,10 @@ import { importBatches, InvalidImportError } from "../store/agent-import-reader.
 import type { AdminRequest, AdminResponse } from "./protocol.js";
 
 /**
- * The admin commands themselves. A running server runs them for the CLI over
- * its admin socket; the CLI runs them directly when no server holds the data
- * directory. Either way the same code touches the database.
+ * The admin commands themselves, over open stores. A running server runs
+ * them for the CLI over its admin socket; the CLI runs them directly when no
+ * server holds the data directory (dispatch.ts chooses). Either way the same
+ * code touches the database.
  */
 export async function runAdmin(request: AdminRequest, deps: { tokens: TokenStore; store: AgentStore }): Promise<AdminResponse> {
   switch (request.op) {
