@@ -22,7 +22,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { parse, stringify } from "yaml";
+import { dump, load } from "js-yaml";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { toResult, type AgentdClient, type AgentdResult, type AgentStatus, type ApiError } from "../client/index.js";
 import { contractPath, expectValid, loadContract } from "./helpers/contract.js";
@@ -514,14 +514,14 @@ describe.each(ALL.map((name) => ({ name })))("contract suite on the $name", ({ n
   // validating against a copy of the contract that forbids a field the
   // server rightly sends must report every agent the server returns.
   check(["proxy"], "the violation check reports a response that breaks the contract given to Prism", [], async () => {
-    const document = parse(readFileSync(contractPath, "utf8"));
+    const document = load(readFileSync(contractPath, "utf8")) as any;
     const status = document.components.schemas.AgentStatus;
     delete status.properties.state_interface;
     status.required = status.required.filter((f: string) => f !== "state_interface");
     const dir = mkdtempSync(path.join(tmpdir(), "agentd-contract-suite-"));
     try {
       const spec = path.join(dir, "stricter.yaml");
-      writeFileSync(spec, stringify(document));
+      writeFileSync(spec, dump(document));
       const strict = await target.withContract(spec);
       expect(strict.takeViolations()).toEqual([]);
       const result = await strict.client().getAgentById(pausable.id);

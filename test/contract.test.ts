@@ -9,7 +9,7 @@ import { cp, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { stringify } from "yaml";
+import { dump } from "js-yaml";
 import { repoRoot } from "../devkit/root.js";
 import { run, type RunResult } from "../devkit/run.js";
 import { contractFrom, escape, loadContract, lookup } from "./helpers/contract.js";
@@ -394,7 +394,7 @@ describe("the checks catch a broken contract", () => {
     for (const [i, [, , mutate]] of lintMutations.entries()) {
       const doc = structuredClone(loadContract().document);
       mutate(doc);
-      await writeFile(path.join(dir, files[i]!), stringify(doc));
+      await writeFile(path.join(dir, files[i]!), dump(doc));
     }
     await cp(path.join(repoRoot, "redocly.yaml"), path.join(dir, "redocly.yaml"));
     await cp(path.join(repoRoot, "plugins"), path.join(dir, "plugins"), { recursive: true });

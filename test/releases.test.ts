@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parse } from "yaml";
+import { load } from "js-yaml";
 import { frozenFile, listedReleases, readConfig, releaseAlias } from "../scripts/lib/project.js";
 import { bundleInto, bundleView, lintBundled, readJson } from "../scripts/lib/redocly.js";
 import { repoRoot } from "../devkit/root.js";
@@ -30,7 +30,7 @@ beforeAll(async () => {
       const text = await bundleView(alias);
       const file = path.join(scratch, `${alias}.yaml`);
       await writeFile(file, text);
-      views.set(alias, { file, document: parse(text) as OpenApiDocument });
+      views.set(alias, { file, document: load(text) as OpenApiDocument });
     }),
   );
 });

@@ -4,8 +4,9 @@
 // project (the gate's self-tests run on one) checks itself, not the original.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { parse } from "yaml";
+import { load } from "js-yaml";
 import { repoRoot } from "../../devkit/root.js";
+import { listedReleases as releasesListedIn } from "../../plugins/releases.js";
 
 /** The repository root (devkit/root.ts), under the name the scripts use. */
 export const projectRoot = repoRoot;
@@ -33,7 +34,7 @@ export interface RedoclyConfig {
 }
 
 export function readConfig(): RedoclyConfig {
-  return parse(readFileSync(configFile, "utf8")) as RedoclyConfig;
+  return load(readFileSync(configFile, "utf8")) as RedoclyConfig;
 }
 
 /** An apis entry of redocly.yaml; throws naming it when there is none. */
@@ -43,18 +44,20 @@ export function apiEntry(alias: string): ApiEntry {
   return entry;
 }
 
-/** info.x-releases of a contract file (oldest first); empty when it has none. */
+/** info.x-releases of a contract file as it stands (oldest first); empty when it has none. */
 export function releasesOf(file: string): string[] {
-  const document = parse(readFileSync(file, "utf8")) as { info?: Record<string, unknown> } | null;
+  const document = load(readFileSync(file, "utf8")) as { info?: Record<string, unknown> } | null;
   const releases = document?.info?.["x-releases"];
   return Array.isArray(releases) ? releases.map(String) : [];
 }
 
-/** The releases openapi.yaml declares, oldest first. */
+/**
+ * The releases openapi.yaml declares, oldest first, read and checked by the
+ * plugin's own listedReleases (plugins/releases.js), which the release views
+ * use: throws when the list is missing, empty or not quoted release numbers.
+ */
 export function listedReleases(): string[] {
-  const releases = releasesOf(contractFile);
-  if (releases.length === 0) throw new Error("openapi.yaml lists no releases in info.x-releases");
-  return releases;
+  return releasesListedIn(load(readFileSync(contractFile, "utf8")));
 }
 
 /** The listed releases that are published (have a frozen file), oldest first. */

@@ -6,7 +6,7 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { stringify } from "yaml";
+import { dump } from "js-yaml";
 import { run, type RunResult } from "../../devkit/run.js";
 import { projectRoot, readConfig } from "./project.js";
 import type { ApiEntry } from "./project.js";
@@ -64,7 +64,7 @@ export async function bundleInto(
       { root: path.resolve(request.root), output: path.join(dir, `bundle-${index}.json`), decorators: request.decorators ?? {} },
     ]),
   );
-  await writeFile(path.join(configDir, "redocly.yaml"), stringify({ plugins: plugins(), apis }));
+  await writeFile(path.join(configDir, "redocly.yaml"), dump({ plugins: plugins(), apis }));
   const outcome = await redocly(["bundle", ...(options.dereferenced ? ["--dereferenced"] : [])], configDir);
   if (outcome.code !== 0) throw new Error(`redocly bundle failed:\n${outcome.stdout}${outcome.stderr}`);
   return Object.fromEntries(Object.entries(apis).map(([name, api]) => [name, api.output]));
@@ -104,7 +104,7 @@ export async function lintBundled(file: string, alias: string): Promise<LintRepo
     // other apis entries, nor the docs settings (paths relative to the project).
     const lintConfig: Record<string, unknown> = { ...config, plugins: plugins(), apis: { [alias]: { root: path.resolve(file), rules: entry.rules ?? {} } } };
     delete lintConfig.openapi;
-    await writeFile(path.join(dir, "redocly.yaml"), stringify(lintConfig));
+    await writeFile(path.join(dir, "redocly.yaml"), dump(lintConfig));
     const outcome = await redocly(["lint", alias, "--format", "json"], dir);
     const start = outcome.stdout.indexOf("{");
     if (start < 0) throw new Error(`no report from redocly lint:\n${outcome.stdout}${outcome.stderr}`);

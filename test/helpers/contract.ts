@@ -11,7 +11,7 @@
 // the contract.
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { parse } from "yaml";
+import { load } from "js-yaml";
 import { repoRoot } from "../../devkit/root.js";
 import { contractValidators, type ValidateFunction } from "../../server/contract.js";
 
@@ -51,7 +51,7 @@ export interface Contract {
 
 /** Loads and parses the contract (by default the repository's openapi.yaml). */
 export function loadContract(file: string = contractPath): Contract {
-  return contractFrom(parse(readFileSync(file, "utf8")) as OpenApiDocument);
+  return contractFrom(load(readFileSync(file, "utf8")) as OpenApiDocument);
 }
 
 /** Builds a Contract from an already parsed document (tests of the checks mutate copies). */

@@ -11,7 +11,7 @@
 import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { parse, stringify } from "yaml";
+import { dump, load } from "js-yaml";
 import { repoRoot } from "../../devkit/root.js";
 import { run, type RunResult } from "../../devkit/run.js";
 import type { OpenApiDocument } from "./contract.js";
@@ -36,9 +36,9 @@ export async function copyProject(): Promise<ProjectCopy> {
 
   const editYaml = async (file: string, edit: (document: any) => void): Promise<void> => {
     const at = path.join(dir, file);
-    const document: unknown = parse(await readFile(at, "utf8"));
+    const document: unknown = load(await readFile(at, "utf8"));
     edit(document);
-    await writeFile(at, stringify(document));
+    await writeFile(at, dump(document));
   };
 
   return {
