@@ -82,7 +82,7 @@ async function drive(spec: DriveSpec): Promise<DriveResult> {
         duration: spec.durationSeconds,
         timeout: 10,
       },
-      (err, res) => (err ? reject(err) : resolve(res)),
+      (err: Error | null, res) => (err ? reject(err) : resolve(res)),
     );
     instance.on("response", (_client: unknown, status: number, _bytes: number, ms: number) => {
       if (status !== spec.expectStatus) {

@@ -69,7 +69,7 @@ function load(server: AgentdProcess, pathAndQuery: string, amount: number): Prom
   return new Promise((resolve, reject) => {
     autocannon(
       { url: server.url + pathAndQuery, headers: { "x-auth-token": TOKEN }, connections: 16, amount, timeout: 30 },
-      (err, result) => (err ? reject(err) : resolve({ ok: result["2xx"], rejected: result["4xx"] })),
+      (err: Error | null, result) => (err ? reject(err) : resolve({ ok: result["2xx"], rejected: result["4xx"] })),
     );
   });
 }
