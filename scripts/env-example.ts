@@ -3,7 +3,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { repoRoot } from "../devkit/root.js";
-import { renderEnvExample } from "../server/config/variables.js";
+import { renderEnvExample } from "../server/config/env-docs.js";
 
 const file = path.join(repoRoot, ".env.example");
 const text = renderEnvExample();

@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig, loadDotEnv } from "../server/config/load.js";
-import { VARIABLE_LIST, renderEnvExample, renderEnvHelp } from "../server/config/variables.js";
+import { renderEnvExample, renderEnvHelp } from "../server/config/env-docs.js";
+import { VARIABLE_LIST } from "../server/config/variables.js";
 import type { Config } from "../server/config/config.js";
 
 function ok(env: NodeJS.ProcessEnv, cwd = "/srv/agentd"): Config {

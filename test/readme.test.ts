@@ -4,7 +4,8 @@ import { readFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { repoRoot } from "../devkit/root.js";
-import { VARIABLE_LIST, shownDefault } from "../server/config/variables.js";
+import { shownDefault } from "../server/config/env-docs.js";
+import { VARIABLE_LIST } from "../server/config/variables.js";
 
 const readme = readFileSync(path.join(repoRoot, "README.md"), "utf8");
 

@@ -7,7 +7,7 @@ import { DataDirBusyError } from "../admin/lock.js";
 import type { AdminRequest, AdminResponse } from "../admin/protocol.js";
 import type { Config } from "../config/config.js";
 import { loadConfig, loadDotEnv } from "../config/load.js";
-import { renderEnvHelp } from "../config/variables.js";
+import { renderEnvHelp } from "../config/env-docs.js";
 import { createLogger } from "../log/logger.js";
 import { flushStdio, openStdio } from "../log/stdio.js";
 import { isLoopback } from "../ops/listener.js";
