@@ -21,7 +21,7 @@ import type { AddressInfo } from "node:net";
 import { BENCH_TOKEN, benchAgents, writeCertificate } from "./fixtures.js";
 import { choosePinning, cpuSeconds, runDrive, runToEnd, stop, waitFor } from "./processes.js";
 import { median } from "./stats.js";
-import { server, serverEnv, type BenchContext } from "./targets.js";
+import { server, serverEnv, type BenchContext } from "./systems-under-test.js";
 
 const repo = repoRoot;
 const { values: flags } = parseArgs({ options: { quick: { type: "boolean", default: false }, rounds: { type: "string" }, duration: { type: "string" }, "cpu-prof": { type: "string" } } });

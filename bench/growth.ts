@@ -17,7 +17,7 @@ import { createDatabase } from "./database.js";
 import { BENCH_TOKEN, OPERATIONS, PAUSE_BODY, benchAgents, writeCertificate, type OperationName } from "./fixtures.js";
 import { choosePinning, memory, request, runDrive, runToEnd, stop, waitFor } from "./processes.js";
 import { median } from "./stats.js";
-import { limitFor, server, serverEnv, type BenchContext, type RunningTarget } from "./targets.js";
+import { limitFor, server, serverEnv, type BenchContext, type RunningTarget } from "./systems-under-test.js";
 import type { AgentRecord } from "../server/store/agent-store.js";
 
 export const GROWTH_SIZES = [100, 1_000, 10_000, 100_000] as const;

@@ -35,7 +35,7 @@ import { growthReport } from "./growth-report.js";
 import { choosePinning, cpuSeconds, memory, request, runDrive, runToEnd, stop, waitFor } from "./processes.js";
 import { median } from "./stats.js";
 import { report, type CellResult, type RunInfo } from "./report.js";
-import { serverEnv, spawnServer, targetSpecs, type BenchContext, type RunningTarget, type TargetSpec } from "./targets.js";
+import { serverEnv, spawnServer, targetSpecs, type BenchContext, type RunningTarget, type TargetSpec } from "./systems-under-test.js";
 
 const repo = repoRoot;
 

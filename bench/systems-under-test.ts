@@ -1,4 +1,5 @@
-// The systems under test and how to start each one as its own process.
+// The systems under test (the baselines of bench/targets/, the server as
+// shipped, Prism) and how to start each one as its own process.
 import type { ChildProcess } from "node:child_process";
 import path from "node:path";
 import type { CertFiles, OperationName } from "./fixtures.js";
