@@ -4,13 +4,14 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { loggedIn } from "./helpers/agents.js";
+import { ownDataDir } from "./helpers/data-dir.js";
 import { freshPostgres, postgresTestUrl } from "./helpers/databases.js";
 import { freePort } from "../devkit/ports.js";
 import { spawnAgentd, type AgentdProcess } from "./helpers/process.js";
 import { consume, ensureRabbit, RABBIT_URL } from "./helpers/rabbit.js";
-import { startWebhookReceiver, waitUntil } from "./helpers/webhook-receiver.js";
+import { startWebhookReceiver } from "./helpers/webhook-receiver.js";
 import { SqlAgentStore } from "../server/store/sql-agent-store.js";
 import { readOriginUuid } from "../server/store/deployment.js";
 
@@ -24,16 +25,18 @@ describe("a crash right after a 204", () => {
     const port = await freePort();
     // Nothing listens there yet: the first process cannot deliver.
     const env = { AGENTD_DATA_DIR: dataDir, AGENTD_ADMIN_TOKEN: TOKEN, AGENTD_WEBHOOK_URLS: `http://127.0.0.1:${port}/hooks`, AGENTD_WEBHOOK_SECRET: SECRET, ...FAST };
+    const agent = loggedIn(1);
+    await ownDataDir(dataDir, [agent]);
     let agentd: AgentdProcess | null = await spawnAgentd(env, { cwd: dataDir });
     try {
-      expect((await agentd.call("POST", "/agents/by-number/1001/pause", { token: TOKEN, body: { reason: "crash" } })).status).toBe(204);
+      expect((await agentd.call("POST", `/agents/by-number/${agent.number}/pause`, { token: TOKEN, body: { reason: "crash" } })).status).toBe(204);
       await agentd.kill("SIGKILL");
       agentd = null;
       const receiver = await startWebhookReceiver(port);
       try {
         agentd = await spawnAgentd(env, { cwd: dataDir });
-        await waitUntil(() => receiver.received.length >= 1, "the event after the restart");
-        expect(JSON.parse(receiver.received[0]!.body)).toMatchObject({ name: "agent_paused", data: { agent_number: "1001", paused_reason: "crash" } });
+        await vi.waitFor(() => expect(receiver.received.length, "the event after the restart").toBeGreaterThanOrEqual(1), { timeout: 30_000, interval: 25 });
+        expect(JSON.parse(receiver.received[0]!.body)).toMatchObject({ name: "agent_paused", data: { agent_number: agent.number, paused_reason: "crash" } });
       } finally {
         await receiver.close();
       }
@@ -99,10 +102,10 @@ describe.runIf(postgresTestUrl() !== undefined)("three instances on one PostgreS
       );
       // Nothing pending: the relays are done, and nothing more can arrive.
       const db2 = await database.open();
-      await waitUntil(async () => (await db2.query<{ n: number }>("SELECT count(*)::int AS n FROM event_outbox"))[0]!.n === 0, "an empty outbox");
+      await expect.poll(async () => (await db2.query<{ n: number }>("SELECT count(*)::int AS n FROM event_outbox"))[0]!.n, { message: "events still in the outbox", timeout: 30_000, interval: 25 }).toBe(0);
       const changes = await db2.query<{ number: string; paused: boolean; reason: string | null }>("SELECT number, paused, reason FROM pause_changes ORDER BY seq");
       await db2.close();
-      await waitUntil(() => consumer.messages.length >= changes.length, `${changes.length} events on the bus (${consumer.messages.length} so far)`);
+      await vi.waitFor(() => expect(consumer.messages.length, "events on the bus").toBeGreaterThanOrEqual(changes.length), { timeout: 30_000, interval: 25 });
       await new Promise((resolve) => setTimeout(resolve, 500)); // a duplicate, if one were sent, would be here by now
 
       // Exactly the state changes, each once, in commit order per agent.

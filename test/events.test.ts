@@ -3,7 +3,7 @@
 // webhook schemas.
 import { randomBytes } from "node:crypto";
 import { Webhook } from "standardwebhooks";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import pino from "pino";
 import { agentChangeParams, agentChangeStatement } from "../server/store/agent-change.js";
 import type { Sql } from "../server/db/sql.js";
@@ -17,7 +17,7 @@ import { freshPglite } from "./helpers/databases.js";
 import { consume, ensureRabbit, RABBIT_URL, type BusConsumer } from "./helpers/rabbit.js";
 import { startTestServer, type TestServer } from "./helpers/server.js";
 import { startTcpProxy } from "./helpers/tcp-proxy.js";
-import { startWebhookReceiver, waitUntil, type WebhookReceiver } from "./helpers/webhook-receiver.js";
+import { startWebhookReceiver, type WebhookReceiver } from "./helpers/webhook-receiver.js";
 
 const contract = loadContract();
 const pausedSchema = contract.schemaValidator("AgentPausedEvent");
@@ -133,14 +133,14 @@ describe("the relay, in the process", () => {
       const vacuumsBefore = await vacuums();
 
       await relay.start(true);
-      await waitUntil(() => receiver.received.length >= 40, "40 deliveries");
+      await vi.waitFor(() => expect(receiver.received.length, "deliveries").toBeGreaterThanOrEqual(40), { timeout: 30_000, interval: 25 });
       const delivered = receiver.received.map((r) => JSON.parse(r.body) as { data: { agent_number: string; paused_reason: string } });
       for (const agent of agents) {
         expect(delivered.filter((e) => e.data.agent_number === agent.number).map((e) => e.data.paused_reason)).toEqual(reasons);
       }
       expect(receiver.maxInFlight).toBeGreaterThan(1);
       expect(receiver.maxInFlightPerAgent).toBe(1);
-      await waitUntil(async () => (await db.query("SELECT 1 FROM event_outbox")).length === 0, "an empty outbox");
+      await expect.poll(async () => (await db.query("SELECT 1 FROM event_outbox")).length, { message: "events left in the outbox", timeout: 30_000, interval: 25 }).toBe(0);
       // PGlite runs no autovacuum: the relay vacuumed the outbox once its round had delivered `vacuumEvery` rows.
       expect(await vacuums()).toBeGreaterThan(vacuumsBefore);
     } finally {
@@ -187,7 +187,7 @@ describe("two relays sharing the outbox through leases, as instances on one Post
 
       // Not embedded: the relays claim with leases, as on PostgreSQL.
       await Promise.all(relays.map((relay) => relay.start(false)));
-      await waitUntil(async () => (await db.query("SELECT 1 FROM event_outbox")).length === 0, "an empty outbox");
+      await expect.poll(async () => (await db.query("SELECT 1 FROM event_outbox")).length, { message: "events left in the outbox", timeout: 30_000, interval: 25 }).toBe(0);
       const sent = receiver.received.map((r) => (JSON.parse(r.body) as { data: { paused_reason: string } }).data.paused_reason);
       expect(sent).toEqual(reasons);
       expect(new Set(receiver.received.map((r) => r.headers["webhook-id"])).size).toBe(reasons.length);
@@ -225,7 +225,7 @@ describe("delivery by a server", () => {
     expect((await pause(server, "1001", "lunch break")).status).toBe(204);
     expect((await pause(server, "1001", "lunch break")).status).toBe(204); // no change: no event
     expect((await pause(server, "1001")).status).toBe(204);
-    await waitUntil(() => consumer.messages.length >= 2 && receiver.received.length >= 2, `two events on each sink (${consumer.messages.length} on the bus, ${receiver.received.length} webhooks)`);
+    await vi.waitFor(() => expect({ bus: consumer.messages.length >= 2, webhooks: receiver.received.length >= 2 }, "two events on each sink").toEqual({ bus: true, webhooks: true }), { timeout: 30_000, interval: 25 });
 
     const origin = (await server.call("GET", "/agents/by-number/1001")).json as { origin_uuid: string };
     const expected = (reason: string) => ({
@@ -253,7 +253,7 @@ describe("delivery by a server", () => {
       expect(() => impostor.verify(hook.body, headers)).toThrow(/signature/i);
     });
     // Delivered rows do not pile up.
-    await waitUntil(async () => /agentd_events_pending 0\b/.test(await (await fetch(`${server.running.opsUrl}/metrics`)).text()), "an empty outbox");
+    await vi.waitFor(async () => expect(await (await fetch(`${server.running.opsUrl}/metrics`)).text()).toMatch(/agentd_events_pending 0\b/), { timeout: 30_000, interval: 25 });
     const metrics = await (await fetch(`${server.running.opsUrl}/metrics`)).text();
     expect(metrics).toMatch(/agentd_events_delivered_total\{sink="bus"\} 2\b/);
     expect(metrics).toMatch(/agentd_events_delivered_total\{sink="webhook"\} 2\b/);
@@ -265,9 +265,13 @@ describe("delivery by a server", () => {
     expect((await pause(server, "1001", "training")).status).toBe(204);
     expect((await server.call("POST", "/agents/by-number/1001/unpause")).status).toBe(204);
     expect((await server.call("POST", "/agents/by-number/1001/unpause")).status).toBe(204); // not paused: no event
-    await waitUntil(
-      () => consumer.messages.length >= before.bus + 2 && receiver.received.length >= before.hooks + 2,
-      "a pause and an unpause on each sink",
+    await vi.waitFor(
+      () =>
+        expect({ bus: consumer.messages.length >= before.bus + 2, webhooks: receiver.received.length >= before.hooks + 2 }, "a pause and an unpause on each sink").toEqual({
+          bus: true,
+          webhooks: true,
+        }),
+      { timeout: 30_000, interval: 25 },
     );
     await new Promise((resolve) => setTimeout(resolve, 500)); // a third event, if one were wrongly sent, would be here by now
     const bus = consumer.messages.slice(before.bus);
@@ -294,10 +298,10 @@ describe("sinks down", () => {
     try {
       await proxy.cut("refuse");
       for (const reason of ["a", "b", "c"]) expect((await pause(server, "1002", reason)).status).toBe(204);
-      await waitUntil(async () => /agentd_event_delivery_failures_total\{sink="bus"\} [1-9]/.test(await (await fetch(`${server.running.opsUrl}/metrics`)).text()), "a failed attempt");
+      await vi.waitFor(async () => expect(await (await fetch(`${server.running.opsUrl}/metrics`)).text()).toMatch(/agentd_event_delivery_failures_total\{sink="bus"\} [1-9]/), { timeout: 30_000, interval: 25 });
       expect(consumer.messages).toEqual([]);
       await proxy.restore();
-      await waitUntil(() => consumer.messages.length >= 3, "three events after the broker is back");
+      await vi.waitFor(() => expect(consumer.messages.length, "events after the broker is back").toBeGreaterThanOrEqual(3), { timeout: 30_000, interval: 25 });
       expect(consumer.messages.map((m) => (m.body as { data: { paused_reason: string } }).data.paused_reason)).toEqual(["a", "b", "c"]);
     } finally {
       await server.close();
@@ -318,7 +322,7 @@ describe("sinks down", () => {
         expect((await pause(server, "1001", reason)).status).toBe(204);
         expect((await pause(server, "1002", reason)).status).toBe(204);
       }
-      await waitUntil(() => receiver.received.filter((r) => r.status === 200).length >= 6, "six deliveries");
+      await vi.waitFor(() => expect(receiver.received.filter((r) => r.status === 200).length, "deliveries").toBeGreaterThanOrEqual(6), { timeout: 30_000, interval: 25 });
       const delivered = receiver.received.filter((r) => r.status === 200).map((r) => JSON.parse(r.body) as { data: { agent_number: string; paused_reason: string } });
       for (const number of ["1001", "1002"]) {
         expect(delivered.filter((e) => e.data.agent_number === number).map((e) => e.data.paused_reason)).toEqual(["a", "b", "c"]);

@@ -16,9 +16,13 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AuthService } from "../devkit/auth-service.js";
+import { SUITE_AGENTS } from "./helpers/agents.js";
+import { ownDataDir } from "./helpers/data-dir.js";
 import { spawnAgentd, type AgentdProcess } from "./helpers/process.js";
 import { startTestServer, type Answer, type TestServer } from "./helpers/server.js";
 
+/** The one agent every server here holds: what the valid requests read. */
+const AGENT = SUITE_AGENTS.pausable;
 const RATE = 5;
 const BURST = 10;
 const MADE_UP = 120;
@@ -32,7 +36,7 @@ async function madeUpTokenFlood(server: TestServer): Promise<{ answers: Answer[]
   const started = performance.now();
   const answers: Answer[] = [];
   for (let i = 0; i < MADE_UP; i++) {
-    answers.push(await server.call("GET", "/agents/by-number/1001", { token: `made-up-token-${i}-${Math.random()}` }));
+    answers.push(await server.call("GET", `/agents/by-number/${AGENT.number}`, { token: `made-up-token-${i}-${Math.random()}` }));
   }
   return { answers, seconds: Math.ceil((performance.now() - started) / 1000) };
 }
@@ -53,13 +57,13 @@ function expectBudgetHeld(answers: Answer[], seconds: number): number {
 
 describe("made-up tokens share their client's rate budget", () => {
   it("embedded tokens: 429 comes, lookups stay within the budget, a known-valid token keeps its own", async () => {
-    const server = await startTestServer({ AGENTD_RATE_LIMIT: String(RATE), AGENTD_RATE_BURST: String(BURST) });
+    const server = await startTestServer({ AGENTD_RATE_LIMIT: String(RATE), AGENTD_RATE_BURST: String(BURST) }, [AGENT]);
     try {
       // Known valid before the flood: counted by token from now on.
-      expect((await server.call("GET", "/agents/by-number/1001")).status).toBe(200);
+      expect((await server.call("GET", `/agents/by-number/${AGENT.number}`)).status).toBe(200);
       const { answers, seconds } = await madeUpTokenFlood(server);
       expectBudgetHeld(answers, seconds);
-      expect((await server.call("GET", "/agents/by-number/1001")).status).toBe(200);
+      expect((await server.call("GET", `/agents/by-number/${AGENT.number}`)).status).toBe(200);
     } finally {
       await server.close();
     }
@@ -74,14 +78,14 @@ describe("made-up tokens share their client's rate budget", () => {
       AGENTD_ADMIN_TOKEN: "",
       AGENTD_RATE_LIMIT: String(RATE),
       AGENTD_RATE_BURST: String(BURST),
-    });
+    }, [AGENT]);
     try {
-      expect((await server.call("GET", "/agents/by-number/1001", { token: valid })).status).toBe(200);
+      expect((await server.call("GET", `/agents/by-number/${AGENT.number}`, { token: valid })).status).toBe(200);
       const { answers, seconds } = await madeUpTokenFlood(server);
       const checked = expectBudgetHeld(answers, seconds);
       const upstream = auth.requests.filter((r) => r.token.startsWith("made-up-token-"));
       expect(upstream).toHaveLength(checked);
-      expect((await server.call("GET", "/agents/by-number/1001", { token: valid })).status).toBe(200);
+      expect((await server.call("GET", `/agents/by-number/${AGENT.number}`, { token: valid })).status).toBe(200);
     } finally {
       await server.close();
       await auth.stop();
@@ -99,7 +103,7 @@ const FLOOD = 700;
 /** One GET on a fresh connection, trusting the server's certificate; the status, or the error's code. */
 function tryOnce(agentd: AgentdProcess, ca: string, token: string): Promise<number | string> {
   return new Promise((resolve) => {
-    const req = https.request(`${agentd.url}/agents/by-number/1001`, {
+    const req = https.request(`${agentd.url}/agents/by-number/${AGENT.number}`, {
       ca,
       agent: false,
       headers: { "x-auth-token": token },
@@ -127,6 +131,7 @@ describe.skipIf(process.platform !== "linux")("idle connections that never start
 
   beforeAll(async () => {
     tmp = await mkdtemp(path.join(tmpdir(), "agentd-flood-"));
+    await ownDataDir(path.join(tmp, "data"), [AGENT]);
     agentd = await spawnAgentd(
       { AGENTD_ADMIN_TOKEN: token, AGENTD_DATA_DIR: path.join(tmp, "data"), AGENTD_TLS_HANDSHAKE_TIMEOUT: `${HANDSHAKE_BOUND_MS}ms` },
       { cwd: tmp, fileLimit: FILE_LIMIT },

@@ -10,6 +10,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { suiteAgents } from "./helpers/agents.js";
+import { ownDataDir } from "./helpers/data-dir.js";
 import { runAgentd, spawnAgentd, type AgentdProcess } from "./helpers/process.js";
 
 const TOKEN = "log-output-test-admin-token";
@@ -30,8 +32,10 @@ const MEDIUM = `/agents/by-id/1?padding=${"x".repeat(2000)}`;
 let dataDir: string;
 let agentd: AgentdProcess | undefined;
 
-beforeAll(() => {
+beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), "agentd-log-"));
+  // The agents read below (ids 1 and 2), and no demo seed.
+  await ownDataDir(dataDir, suiteAgents());
 });
 afterEach(async () => {
   if (agentd?.alive()) await agentd.kill("SIGKILL");

@@ -6,12 +6,14 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { run } from "../devkit/run.js";
 import { adminSocketPath, callAdminChannel } from "../server/admin/channel.js";
 import { AuthService } from "../devkit/auth-service.js";
 import { freshPostgres, postgresTestUrl, type TestDatabase } from "./helpers/databases.js";
 import { freePort } from "../devkit/ports.js";
+import { SUITE_AGENTS, suiteAgents } from "./helpers/agents.js";
+import { ownDataDir } from "./helpers/data-dir.js";
 import { spawnAgentd } from "./helpers/process.js";
 import { ADMIN_TOKEN, startTestServer, type TestServer } from "./helpers/server.js";
 import { startTcpProxy, type TcpProxy } from "./helpers/tcp-proxy.js";
@@ -25,16 +27,16 @@ async function get(url: string): Promise<{ status: number; text: string; json: a
   return { status: response.status, text, json };
 }
 
-/** Polls until `probe` returns a value `done` accepts; fails with the last value after `timeoutMs`. */
-async function eventually<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T = await probe();
-  while (!done(last)) {
-    if (Date.now() > deadline) throw new Error(`still ${JSON.stringify(last)} after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    last = await probe();
-  }
-  return last;
+/** /readyz of `opsUrl` once it answers `status` (vi.waitFor asks again until it does, 30 s at most); the answer. */
+function readyzOnce(opsUrl: string, status: number, timeout = 30_000): Promise<{ status: number; text: string; json: any }> {
+  return vi.waitFor(
+    async () => {
+      const answer = await get(`${opsUrl}/readyz`);
+      expect(answer.status, answer.text).toBe(status);
+      return answer;
+    },
+    { timeout, interval: 250 },
+  );
 }
 
 /** The label sets of every sample in a Prometheus text exposition, e.g. `{operation="listAgents",status="200"}`. */
@@ -51,7 +53,7 @@ describe("metrics, scraped by a real Prometheus", () => {
   let prometheus: ChildProcess | undefined;
 
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer({}, suiteAgents());
     work = await mkdtemp(path.join(tmpdir(), "agentd-ops-"));
   });
   afterAll(async () => {
@@ -73,8 +75,8 @@ describe("metrics, scraped by a real Prometheus", () => {
   });
 
   it("passes `promtool check metrics`, with the build, request, database and auth metrics", async () => {
-    expect((await server.call("GET", "/agents/by-number/1001")).status).toBe(200);
-    expect((await server.call("GET", "/agents/by-number/1001", { token: "made-up" })).status).toBe(401);
+    expect((await server.call("GET", `/agents/by-number/${SUITE_AGENTS.pausable.number}`)).status).toBe(200);
+    expect((await server.call("GET", `/agents/by-number/${SUITE_AGENTS.pausable.number}`, { token: "made-up" })).status).toBe(401);
     const text = await metrics();
     for (const name of [
       "agentd_build_info",
@@ -99,7 +101,7 @@ describe("metrics, scraped by a real Prometheus", () => {
   it("a Prometheus server scrapes it, and PromQL returns the requests this test made", async () => {
     const before = Number(/^agentd_http_requests_total\{operation="getAgentById",status="200"\} (\d+)$/m.exec(await metrics())?.[1] ?? 0);
     const made = 7;
-    for (let i = 0; i < made; i++) expect((await server.call("GET", "/agents/by-id/1")).status).toBe(200);
+    for (let i = 0; i < made; i++) expect((await server.call("GET", `/agents/by-id/${SUITE_AGENTS.pausable.id}`)).status).toBe(200);
 
     const port = await freePort();
     const config = path.join(work, "prometheus.yml");
@@ -130,7 +132,7 @@ describe("metrics, scraped by a real Prometheus", () => {
         return null; // not listening yet
       }
     };
-    expect(await eventually(query, (value) => value === before + made, 60_000)).toBe(before + made);
+    await expect.poll(query, { timeout: 60_000, interval: 250 }).toBe(before + made);
   });
 
   it("keeps labels bounded: 1,000 requests to made-up paths add no operation label", async () => {
@@ -175,15 +177,15 @@ describe("readiness follows the external auth service", () => {
   });
 
   it("503 naming auth while it is down, 200 again once it is back", async () => {
-    const readyz = () => get(`${server.running.opsUrl}/readyz`);
-    expect(await eventually(readyz, (r) => r.status === 200)).toMatchObject({ json: { checks: { database: "ok", auth: "ok" } } });
+    const opsUrl = server.running.opsUrl!;
+    expect(await readyzOnce(opsUrl, 200)).toMatchObject({ json: { checks: { database: "ok", auth: "ok" } } });
     const port = Number(new URL(auth.url).port);
     await auth.stop();
-    const down = await eventually(readyz, (r) => r.status === 503);
+    const down = await readyzOnce(opsUrl, 503);
     expect(down.json).toMatchObject({ status: "not ready", checks: { database: "ok" } });
     expect(down.json.checks.auth).not.toBe("ok");
     await auth.start(port);
-    expect((await eventually(readyz, (r) => r.status === 200)).json).toEqual({ status: "ready", checks: { database: "ok", auth: "ok" } });
+    expect((await readyzOnce(opsUrl, 200)).json).toEqual({ status: "ready", checks: { database: "ok", auth: "ok" } });
   });
 });
 
@@ -208,14 +210,14 @@ describe.skipIf(pgUrl === undefined)("readiness follows PostgreSQL", () => {
   });
 
   it.each(["refuse", "blackhole"] as const)("503 naming the database while it is cut (%s), 200 once it is back", async (mode) => {
-    const readyz = () => get(`${server.running.opsUrl}/readyz`);
-    await eventually(readyz, (r) => r.status === 200);
+    const opsUrl = server.running.opsUrl!;
+    await readyzOnce(opsUrl, 200);
     await proxy.cut(mode);
-    const down = await eventually(readyz, (r) => r.status === 503);
+    const down = await readyzOnce(opsUrl, 503);
     expect(down.json.status).toBe("not ready");
     expect(down.json.checks.database).not.toBe("ok");
     await proxy.restore();
-    expect((await eventually(readyz, (r) => r.status === 200)).json).toEqual({ status: "ready", checks: { database: "ok" } });
+    expect((await readyzOnce(opsUrl, 200)).json).toEqual({ status: "ready", checks: { database: "ok" } });
   });
 });
 
@@ -223,12 +225,14 @@ describe("drain on SIGTERM", () => {
   it("/readyz turns 503 at once while the API still answers, then the process exits 0", async () => {
     const cwd = await mkdtemp(path.join(tmpdir(), "agentd-drain-"));
     try {
-      const agentd = await spawnAgentd({ AGENTD_DRAIN_DELAY: "3s", AGENTD_ADMIN_TOKEN: ADMIN_TOKEN }, { cwd });
+      const agent = SUITE_AGENTS.pausable;
+      await ownDataDir(cwd, [agent]);
+      const agentd = await spawnAgentd({ AGENTD_DATA_DIR: cwd, AGENTD_DRAIN_DELAY: "3s", AGENTD_ADMIN_TOKEN: ADMIN_TOKEN }, { cwd });
       expect((await get(`${agentd.opsUrl}/readyz`)).status).toBe(200);
       agentd.child.kill("SIGTERM");
-      const draining = await eventually(() => get(`${agentd.opsUrl}/readyz`), (r) => r.status === 503, 2_000);
+      const draining = await readyzOnce(agentd.opsUrl!, 503, 2_000);
       expect(draining.json).toEqual({ status: "draining" });
-      const answer = await agentd.call("GET", "/agents/by-id/1", { token: ADMIN_TOKEN });
+      const answer = await agentd.call("GET", `/agents/by-id/${agent.id}`, { token: ADMIN_TOKEN });
       expect(answer.status).toBe(200);
       expect(await agentd.exited()).toEqual({ code: 0, signal: null });
     } finally {

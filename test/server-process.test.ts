@@ -10,6 +10,9 @@ import { Agent } from "undici";
 import { BASE_PATH } from "../server/contract.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminSocketPath } from "../server/admin/channel.js";
+import { DEMO_AGENTS } from "../server/store/seed.js";
+import { SUITE_AGENTS, suiteAgents } from "./helpers/agents.js";
+import { ownDataDir } from "./helpers/data-dir.js";
 import { callHttps } from "./helpers/https.js";
 import { freePort } from "../devkit/ports.js";
 import { runAgentd, spawnAgentd, type AgentdProcess } from "./helpers/process.js";
@@ -24,6 +27,10 @@ function serve(dataDir: string, env: Record<string, string> = {}): Promise<Agent
   return spawnAgentd({ AGENTD_DATA_DIR: dataDir, AGENTD_LOG_LEVEL: "info", ...env }, { cwd: dataDir });
 }
 
+// The suite's own agents, put in the data directory before the first start
+// (no demo seed); the demo seed itself is checked by the admin CLI's test below.
+const { pausable } = SUITE_AGENTS;
+
 describe("agentd serve on the embedded defaults", () => {
   let dataDir: string;
   let port: number;
@@ -32,6 +39,7 @@ describe("agentd serve on the embedded defaults", () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), "agentd-proc-"));
+    await ownDataDir(dataDir, suiteAgents());
     port = await freePort();
     served = await serve(dataDir, { AGENTD_PORT: String(port) });
   });
@@ -55,12 +63,12 @@ describe("agentd serve on the embedded defaults", () => {
     const answer = await callHttps(trusting, "GET", `https://localhost:${port}/1.0/agents`, { token: adminToken });
     await trusting.close();
     expect(answer.status).toBe(200);
-    expect(answer.json.length).toBeGreaterThanOrEqual(3);
+    expect(answer.json.map((agent: { number: string }) => agent.number)).toEqual(suiteAgents().map((agent) => agent.number));
   });
 
   it("never writes a token to its logs", async () => {
     await served.call("GET", "/agents", { token: adminToken });
-    await served.call("GET", "/agents/by-id/1", { token: "a-wrong-token-that-must-not-be-logged" });
+    await served.call("GET", `/agents/by-id/${pausable.id}`, { token: "a-wrong-token-that-must-not-be-logged" });
     await new Promise((resolve) => setTimeout(resolve, 300));
     const logs = served.logs();
     expect(logs).toContain('"statusCode":401');
@@ -115,7 +123,7 @@ describe("agentd serve on the embedded defaults", () => {
     expect(created.code, created.stderr).toBe(0);
     const token = created.stdout.trim();
     expect((await served.call("GET", "/agents", { token })).status).toBe(200);
-    expect((await served.call("GET", "/agents/by-id/1", { token })).status).toBe(403);
+    expect((await served.call("GET", `/agents/by-id/${pausable.id}`, { token })).status).toBe(403);
 
     const revoked = await agentd(["token", "revoke", token], dataDir);
     expect(revoked.code, revoked.stderr).toBe(0);
@@ -166,7 +174,7 @@ describe("agentd serve on the embedded defaults", () => {
     const answered = new Promise<number>((resolve, reject) => {
       const socket = tls.connect({ host: "127.0.0.1", port, ca, servername: "localhost" }, () => {
         socket.write(
-          `POST ${BASE_PATH}/agents/by-number/1001/pause HTTP/1.1\r\nHost: localhost\r\nX-Auth-Token: ${adminToken}\r\n` +
+          `POST ${BASE_PATH}/agents/by-number/${pausable.number}/pause HTTP/1.1\r\nHost: localhost\r\nX-Auth-Token: ${adminToken}\r\n` +
             `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n` +
             body.slice(0, 5),
         );
@@ -188,7 +196,7 @@ describe("agentd serve on the embedded defaults", () => {
     const again = await serve(dataDir, { AGENTD_PORT: String(port) });
     try {
       expect(again.output()).not.toContain("shown only this once");
-      const agent = await again.call("GET", "/agents/by-number/1001", { token: adminToken });
+      const agent = await again.call("GET", `/agents/by-number/${pausable.number}`, { token: adminToken });
       expect(agent.json).toMatchObject({ paused: true, paused_reason: "in flight" });
     } finally {
       expect((await again.kill("SIGTERM")).code).toBe(0);
@@ -203,7 +211,7 @@ describe("the admin CLI without a running server", () => {
   });
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it("opens the embedded database itself, and the server started afterwards sees its work", async () => {
+  it("opens the embedded database itself, seeding a brand-new one with the demo agents, and the server started afterwards sees its work", async () => {
     const created = await agentd(["token", "create", "--acl", "agentd.#"], dataDir);
     expect(created.code, created.stderr).toBe(0);
     const token = created.stdout.trim();
@@ -222,6 +230,12 @@ describe("the admin CLI without a running server", () => {
       const answer = await served.call("GET", "/agents/by-number/7070", { token });
       expect(answer.status).toBe(200);
       expect(answer.json.id).toBe(70);
+      // The first command created the database, so it holds the demo agents too (and the server seeded nothing more).
+      const all = await served.call("GET", "/agents", { token });
+      expect(all.json.map(({ origin_uuid: _, ...agent }: { origin_uuid: string }) => agent)).toEqual([
+        ...DEMO_AGENTS,
+        { id: 70, number: "7070", extension: "7070", context: "default", logged: true, paused: false, paused_reason: null, state_interface: "SIP/x" },
+      ]);
     } finally {
       await served.kill("SIGTERM");
     }

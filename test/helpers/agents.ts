@@ -1,5 +1,5 @@
 // Agents for tests, built by state, so a suite says which agents it needs
-// instead of spelling out nine fields (or relying on the demo seed).
+// instead of spelling out nine fields (or relying on agentd's demo seed).
 //
 //   loggedIn(7)                  → number "1007", extension "1007", not paused
 //   loggedOut(8, "500")          → number "500", every line field null
@@ -42,10 +42,10 @@ export function paused(id: number, reason: string | null = null, number = String
 /**
  * The agents a server suite loads before its tests
  * (`useTestServer({ agents: suiteAgents() })`), one per role the tests need.
- * Their ids are 1 to 6, the ids of the demo agents a fresh embedded database
- * is seeded with, so the import replaces every demo agent: the server then
- * holds exactly these (test/server-api.test.ts checks it), whatever the seed
- * says. Numbers are 1000 + id.
+ * Test servers start on an empty database (startTestServer, and
+ * test/helpers/data-dir.ts for spawned ones), never on agentd's demo seed, so
+ * the server then holds exactly these (test/server-api.test.ts checks it);
+ * their ids (1 to 6) need not match anything else. Numbers are 1000 + id.
  */
 export const SUITE_AGENTS = {
   /** Logged in, not paused: the agent tests pause. */

@@ -13,6 +13,7 @@ import type { AgentRecord } from "../../server/store/agent-store.js";
 import { readOriginUuid } from "../../server/store/deployment.js";
 import { SqlAgentStore } from "../../server/store/sql-agent-store.js";
 import { SqlTokenStore } from "../../server/store/sql-token-store.js";
+import { ownDataDir as ownEmbeddedData } from "./data-dir.js";
 import { callHttps, type Answer, type CallOptions } from "./https.js";
 
 export type { Answer };
@@ -37,9 +38,10 @@ export interface TestServer {
 /**
  * Starts the real server (HTTPS on an ephemeral port, response validation on)
  * exactly as `agentd serve` does, on a fresh PGlite data directory unless
- * the caller passes its own environment. `agents`, when given, are loaded
- * before it is handed over: `agentd import` through the admin socket, or the
- * store on PostgreSQL (where no demo agents are seeded).
+ * the caller passes its own environment. The fresh directory is created
+ * migrated and empty (test/helpers/data-dir.ts), so the server holds no demo
+ * agent: only `agents`, loaded before it is handed over, `agentd import`
+ * through the admin socket, or the store on PostgreSQL.
  */
 export async function startTestServer(env: Record<string, string> = {}, agents?: readonly AgentRecord[]): Promise<TestServer> {
   const ownDataDir = env.AGENTD_DATA_DIR === undefined ? mkdtempSync(path.join(tmpdir(), "agentd-test-")) : null;
@@ -62,6 +64,7 @@ export async function startTestServer(env: Record<string, string> = {}, agents?:
   const config = result.config;
   let running: RunningServer;
   try {
+    if (ownDataDir !== null && config.databaseUrl === null) await ownEmbeddedData(ownDataDir);
     running = await startServer(config, pino({ level: config.logLevel }));
   } catch (err) {
     removeOwnDataDir();

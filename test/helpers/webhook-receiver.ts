@@ -71,12 +71,3 @@ function agentOf(body: string): string {
     return "";
   }
 }
-
-/** Waits (bounded, generously) until `condition` holds; fails naming `what`. */
-export async function waitUntil(condition: () => boolean | Promise<boolean>, what: string, boundMs = 30_000): Promise<void> {
-  const end = Date.now() + boundMs;
-  while (!(await condition())) {
-    if (Date.now() > end) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
