@@ -411,7 +411,7 @@ describe("the checks catch a broken contract", () => {
   it("generate:check fails when generated/ is stale", async () => {
     // A copy of just what the check reads, with one operationId renamed.
     const dir = await scratchDir();
-    for (const entry of ["scripts", "generated", "package.json"]) {
+    for (const entry of ["scripts", "devkit", "plugins", "generated", "package.json"]) {
       await cp(path.join(repoRoot, entry), path.join(dir, entry), { recursive: true });
     }
     await symlink(path.join(repoRoot, "node_modules"), path.join(dir, "node_modules"), "dir");
@@ -424,7 +424,7 @@ describe("the checks catch a broken contract", () => {
 
   it("generate:check fails when a published release's types are stale", async () => {
     const dir = await scratchDir();
-    for (const entry of ["scripts", "generated", "releases", "openapi.yaml", "package.json"]) {
+    for (const entry of ["scripts", "devkit", "plugins", "generated", "releases", "openapi.yaml", "package.json"]) {
       await cp(path.join(repoRoot, entry), path.join(dir, entry), { recursive: true });
     }
     await symlink(path.join(repoRoot, "node_modules"), path.join(dir, "node_modules"), "dir");
