@@ -1,0 +1,68 @@
+// The migration files: read in version order, each cut into the single
+// statements PGlite runs. (Applying them is store.test.ts's and
+// multi-instance.test.ts's.)
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { MIGRATIONS, findMigrations, readMigrations } from "../server/db/migrations.js";
+import { splitStatements } from "../server/db/split-statements.js";
+
+describe("splitStatements", () => {
+  it("ends a statement only at a ; outside comments, quotes and dollar-quoted bodies", () => {
+    const script = [
+      "-- leading comment; left out",
+      "SELECT 'a;''b';",
+      '/* c; */ SELECT "x;y" ;',
+      "CREATE FUNCTION f() RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN 1; END $$;",
+      "SELECT $tag$ ; $$ $tag$;",
+      "SELECT a$b$ FROM t;",
+      "CREATE TABLE t (",
+      "  -- a comment inside stays",
+      "  x int",
+      ");;",
+      "-- trailing comment",
+    ].join("\n");
+    expect(splitStatements(script)).toEqual([
+      "SELECT 'a;''b'",
+      'SELECT "x;y"',
+      "CREATE FUNCTION f() RETURNS int LANGUAGE plpgsql AS $$ BEGIN RETURN 1; END $$",
+      "SELECT $tag$ ; $$ $tag$",
+      "SELECT a$b$ FROM t",
+      "CREATE TABLE t (\n  -- a comment inside stays\n  x int\n)",
+    ]);
+  });
+
+  it("refuses a script whose quote, comment or body never closes", () => {
+    for (const script of ["SELECT 'a;", "SELECT $$ ;", "/* ;", 'SELECT "a;']) {
+      expect(() => splitStatements(script), script).toThrow(/unterminated/);
+    }
+  });
+});
+
+describe("readMigrations", () => {
+  let dir: string | undefined;
+  afterEach(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+
+  it("reads every file of server/db/migrations, in order, as statements", () => {
+    const files = readdirSync(findMigrations()).filter((name) => name.endsWith(".sql"));
+    expect(MIGRATIONS).toHaveLength(files.length);
+    for (const statements of MIGRATIONS) {
+      expect(statements.length).toBeGreaterThan(0);
+      for (const statement of statements) expect(statement).toMatch(/^[A-Z]/);
+    }
+  });
+
+  it("refuses a missing or misnamed file rather than shift the versions", async () => {
+    dir = await mkdtemp(join(tmpdir(), "agentd-migrations-"));
+    await writeFile(join(dir, "001-first.sql"), "SELECT 1;");
+    await writeFile(join(dir, "003-third.sql"), "SELECT 3;");
+    expect(() => readMigrations(dir)).toThrow(/003-third\.sql: migration 2 must be named 002-<what>\.sql/);
+    await writeFile(join(dir, "002-second.sql"), "SELECT 2;");
+    expect(readMigrations(dir)).toEqual([["SELECT 1"], ["SELECT 2"], ["SELECT 3"]]);
+  });
+});
