@@ -1,6 +1,6 @@
 // The framework ceiling: what the chosen stack costs by itself. Express 5 and
 // express-openapi-validator on openapi.yaml with the shipped app's own
-// validator options (validatorOptions in server/http/app.ts; responses not
+// validator options (server/http/validator-options.ts; responses not
 // validated, as in production), the JSON body parser, ETag and X-Powered-By
 // off, the security scheme answered by a trivial handler, and
 // the same JSON bytes from memory. No auth, no store, no logging, no rate limit.
@@ -9,7 +9,7 @@ import https from "node:https";
 import express, { type NextFunction, type Request, type Response } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
 import { BASE_PATH } from "../../server/contract.js";
-import { validatorOptions } from "../../server/http/app.js";
+import { validatorOptions } from "../../server/http/validator-options.js";
 import { buildPayloads, targetEnv } from "./payloads.js";
 
 const { port, cert, key } = targetEnv();

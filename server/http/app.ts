@@ -1,12 +1,11 @@
 import express, { type Express } from "express";
 import cors from "cors";
 import * as OpenApiValidator from "express-openapi-validator";
-import type { OpenApiValidatorOpts, SecurityHandlers } from "express-openapi-validator/dist/framework/types.js";
 import type { Logger } from "pino";
 import type { Config } from "../config/config.js";
 import type { TokenVerifier } from "../auth/verifier.js";
 import type { AgentStore } from "../store/agent-store.js";
-import { CONTRACT_PATH, BASE_PATH } from "../contract.js";
+import { BASE_PATH } from "../contract.js";
 import { securityHandlers } from "./auth.js";
 import { errorHandler, notFound } from "./errors.js";
 import { agentRoutes } from "./agent-routes.js";
@@ -16,6 +15,7 @@ import { NO_METRICS, type Metrics } from "../ops/metrics.js";
 import { rateLimits } from "./rate-limit.js";
 import { requestHygiene } from "./request-hygiene.js";
 import { strictIntegerPathParams } from "./strict-integer-path-params.js";
+import { validatorOptions } from "./validator-options.js";
 
 export interface AppDeps {
   config: Pick<Config, "validateResponses" | "bodyLimitBytes" | "rateLimit" | "corsOrigins">;
@@ -24,26 +24,6 @@ export interface AppDeps {
   logger: Logger;
   /** Request, auth and rate-limit counters; NO_METRICS (the default) counts nothing and costs nothing. */
   metrics?: Metrics;
-}
-
-/**
- * express-openapi-validator's settings for openapi.yaml. Exported so the
- * bench's framework ceiling (bench/targets/framework.ts) runs the validator
- * exactly as shipped.
- */
-export function validatorOptions(config: Pick<Config, "validateResponses">, handlers: SecurityHandlers): OpenApiValidatorOpts {
-  return {
-    apiSpec: CONTRACT_PATH,
-    // Parameters are always coerced from strings; bodies never are: `{"reason": 42}` is a 400.
-    validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false },
-    validateResponses: config.validateResponses ? { removeAdditional: false } : false,
-    validateSecurity: { handlers },
-    validateFormats: true,
-    ajvFormats: { mode: "full" },
-    ignoreUndocumented: false,
-    // Resolved parameters, so strictIntegerPathParams can read their schemas.
-    $refParser: { mode: "dereference" },
-  };
 }
 
 /**

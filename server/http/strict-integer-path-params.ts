@@ -9,7 +9,7 @@ const INTEGER = /^-?[0-9]+$/;
  * so `1e3`, `0x10` or ` 1` would pass as integers. A path parameter the
  * contract types as an integer must be written as one: plain digits.
  * Runs after the validator, reading the parameters it matched in openapi.yaml
- * (dereferenced: see validatorOptions in app.ts).
+ * (dereferenced: see validator-options.ts).
  */
 export const strictIntegerPathParams: RequestHandler = (req, _res, next) => {
   const { openapi } = req as OpenApiRequest;
