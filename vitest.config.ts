@@ -9,24 +9,25 @@ import { SlowFirst } from "./test/setup/slow-first.js";
 // time-outs, so there are more workers than cores.
 const ALONE = ["test/floods.test.ts", "test/log-output.test.ts"];
 
+// What both projects share. Not inherited with `extends: true`, because that
+// would hand them the global setup too, and Vitest runs a global setup once
+// per project that names it: the build would run three times.
+const shared = {
+  // Every suite starts real processes (HTTPS servers, Prism, PostgreSQL
+  // clients); generous time-outs keep a loaded CI machine from flaking.
+  testTimeout: 60_000,
+  hookTimeout: 120_000,
+  sequence: { sequencer: SlowFirst },
+};
+
 export default defineConfig({
   test: {
-    // Every suite starts real processes (HTTPS servers, Prism, PostgreSQL
-    // clients); generous time-outs keep a loaded CI machine from flaking.
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
+    ...shared,
     globalSetup: ["test/setup/build.ts"],
-    sequence: { sequencer: SlowFirst },
     reporters: ["default"],
     projects: [
-      {
-        extends: true,
-        test: { name: "parallel", include: ["test/**/*.test.ts"], exclude: ALONE, maxWorkers: 4, sequence: { groupOrder: 0 } },
-      },
-      {
-        extends: true,
-        test: { name: "alone", include: ALONE, maxWorkers: 1, sequence: { groupOrder: 1 } },
-      },
+      { test: { ...shared, name: "parallel", include: ["test/**/*.test.ts"], exclude: ALONE, maxWorkers: 4, sequence: { ...shared.sequence, groupOrder: 0 } } },
+      { test: { ...shared, name: "alone", include: ALONE, maxWorkers: 1, sequence: { ...shared.sequence, groupOrder: 1 } } },
     ],
   },
 });

@@ -11,9 +11,11 @@ import { openPglite } from "../../server/db/pglite.js";
 import type { AgentRecord } from "../../server/store/agent-store.js";
 import { readOriginUuid } from "../../server/store/deployment.js";
 import { SqlAgentStore } from "../../server/store/sql-agent-store.js";
+import { copyPgliteTemplate } from "./pglite-template.js";
 
 /** Creates the embedded database in `dir` (which may not exist yet), migrated, holding `agents` only. */
 export async function ownDataDir(dir: string, agents: readonly AgentRecord[] = []): Promise<void> {
+  await copyPgliteTemplate(dir);
   const db = await openPglite(dir);
   try {
     await migrate(db);

@@ -16,6 +16,7 @@ import { migrate } from "../../server/db/migrations.js";
 import { openPglite } from "../../server/db/pglite.js";
 import { openPostgres } from "../../server/db/postgres.js";
 import type { Database } from "../../server/db/sql.js";
+import { copyPgliteTemplate } from "./pglite-template.js";
 
 export type DatabaseKind = Database["kind"];
 
@@ -75,6 +76,7 @@ function tracking(kind: DatabaseKind, location: string, opener: () => Promise<Da
 
 export async function freshPglite(): Promise<TestDatabase> {
   const dir = await mkdtemp(path.join(tmpdir(), "agentd-pglite-"));
+  await copyPgliteTemplate(dir);
   return tracking("pglite", dir, () => openPglite(dir), () => rm(dir, { recursive: true, force: true }));
 }
 

@@ -1,19 +1,26 @@
 // Global setup of `npm test`: what several files need built, built once per
 // run and before any file starts. dist/ is what users run (`npm start`,
 // agentctl), so spawned servers and CLIs run it with plain node rather than
-// through a TypeScript loader; the docs site is what readers open.
+// through a TypeScript loader; the docs site is what readers open; the PGlite
+// template spares every test database its own initdb.
+import { rm } from "node:fs/promises";
 import path from "node:path";
+import type { TestProject } from "vitest/node";
 import { repoRoot } from "../../devkit/root.js";
 import { run } from "../../devkit/run.js";
+import { createPgliteTemplate } from "../helpers/pglite-template.js";
 
 async function step(what: string, file: string, args: string[]): Promise<void> {
   const result = await run(file, args, { cwd: repoRoot });
   if (result.code !== 0) throw new Error(`${what} failed before the tests could start (exit ${result.code}):\n${result.stdout}${result.stderr}`);
 }
 
-export default async function setup(): Promise<void> {
-  await Promise.all([
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const [template] = await Promise.all([
+    createPgliteTemplate(),
     step("building dist/ (tsc -p tsconfig.build.json)", process.execPath, [path.join(repoRoot, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"]),
     step("building the docs (npm run docs)", "npm", ["run", "--silent", "docs"]),
   ]);
+  project.provide("pgliteTemplate", template);
+  return () => rm(template, { recursive: true, force: true });
 }
