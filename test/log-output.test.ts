@@ -9,7 +9,7 @@ import { closeSync, constants, mkdtempSync, openSync, readFileSync, rmSync, writ
 import { tmpdir } from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { suiteAgents } from "./helpers/agents.js";
 import { ownDataDir } from "./helpers/data-dir.js";
 import { runAgentd, spawnAgentd, type AgentdProcess } from "./helpers/process.js";
@@ -101,14 +101,15 @@ function lines(server: AgentdProcess): LogLine[] {
 }
 
 /** Waits (bounded) until `ready` holds for the lines received, then returns them. */
-async function linesWhen(server: AgentdProcess, ready: (all: LogLine[]) => boolean): Promise<LogLine[]> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const all = lines(server);
-    if (ready(all)) return all;
-    if (Date.now() > deadline) throw new Error(`log lines never got there; last lines:\n${server.logs().slice(-2000)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+function linesWhen(server: AgentdProcess, ready: (all: LogLine[]) => boolean): Promise<LogLine[]> {
+  return vi.waitFor(
+    () => {
+      const all = lines(server);
+      if (!ready(all)) throw new Error(`log lines never got there; last lines:\n${server.logs().slice(-2000)}`);
+      return all;
+    },
+    { timeout: 30_000, interval: 100 },
+  );
 }
 
 /** Sends SIGTERM and resolves with how the process ended and how long it took. */
