@@ -1,16 +1,31 @@
 // npm run mock -- [--release <release>] [prism mock options...]
+// npm run mock -- --stateful [--agents N] [--delay <duration>] [--host H] [--port P]
 //
-// The Prism mock server on http://127.0.0.1:4010: the working openapi.yaml,
-// or with --release a published release as it was frozen
-// (releases/openapi-<release>.yaml), for a client of an older deployment.
-// Every other argument goes to `prism mock` as it is; a --host/-h or
-// --port/-p given here replaces the default.
+// The stateless mock: Prism on http://127.0.0.1:4010 answering from the
+// examples of the working openapi.yaml, or with --release of a published
+// release as it was frozen (releases/openapi-<release>.yaml), for a client of
+// an older deployment. Every other argument goes to `prism mock` as it is; a
+// --host/-h or --port/-p given here replaces the default.
+//
+// The stateful mock (mock/stateful.ts): the same address and paths, Prism
+// still validating every request, and the service's own code behind it, so
+// a pause shows on the next read and sends its events.
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { parseArgs } from "node:util";
+import { duration } from "../server/config/parsers.js";
+import { loadConfig } from "../server/config/load.js";
+import { MAX_DELAY_MS } from "../mock/front-door.js";
+import { generateWebhookSecret, LOOPBACK_HOSTS, startStatefulMock } from "../mock/stateful.js";
 import { contractFile, frozenFile, frozenReleases, projectRoot } from "./lib/project.js";
 
 const args = process.argv.slice(2);
+
+function refuse(message: string): never {
+  console.error(`npm run mock: ${message}`);
+  process.exit(2);
+}
 
 /** Takes `--release <r>` or `--release=<r>` out of the arguments; undefined when absent. */
 function takeRelease(): string | undefined {
@@ -18,22 +33,113 @@ function takeRelease(): string | undefined {
   if (at < 0) return undefined;
   const [flag = ""] = args.splice(at, 1);
   const release = flag.includes("=") ? flag.slice("--release=".length) : args.splice(at, 1)[0];
-  if (release === undefined || !existsSync(frozenFile(release))) {
-    console.error(`--release needs a published release: ${frozenReleases().join(", ")}`);
-    process.exit(2);
-  }
+  if (release === undefined || !existsSync(frozenFile(release))) refuse(`--release needs a published release: ${frozenReleases().join(", ")}`);
   return release;
 }
 
+function stateless(release: string | undefined): void {
+  const spec = release === undefined ? contractFile : frozenFile(release);
+  const given = (long: string, short: string): boolean => args.some((arg) => arg === long || arg === short || arg.startsWith(`${long}=`));
+  const defaults = [...(given("--host", "-h") ? [] : ["--host", "127.0.0.1"]), ...(given("--port", "-p") ? [] : ["--port", "4010"])];
+  const prismArgs = ["mock", path.relative(projectRoot, spec), ...defaults, ...args];
+  console.error(`prism ${prismArgs.join(" ")}`);
+  const prism = spawn(path.join(projectRoot, "node_modules", ".bin", "prism"), prismArgs, { cwd: projectRoot, stdio: "inherit" });
+  // Stopping the mock stops Prism with it.
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => prism.kill(signal));
+  prism.on("exit", (code, signal) => process.exit(code ?? (signal === null ? 1 : 128)));
+}
+
+async function stateful(release: string | undefined): Promise<void> {
+  if (release !== undefined) {
+    refuse(
+      `--stateful runs the service's current code, which answers as openapi.yaml does, not as ${release} did; ` +
+        `for a client of ${release}, use the stateless mock: npm run mock -- --release ${release}`,
+    );
+  }
+  let options;
+  try {
+    options = parseArgs({
+      args: args.filter((arg) => arg !== "--stateful"),
+      options: {
+        agents: { type: "string" },
+        delay: { type: "string" },
+        host: { type: "string", short: "h", default: "127.0.0.1" },
+        port: { type: "string", short: "p", default: "4010" },
+      },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (err) {
+    refuse(`${(err as Error).message} (--stateful takes --agents, --delay, --host and --port)`);
+  }
+  if (!LOOPBACK_HOSTS.includes(options.host)) {
+    refuse(`--host ${options.host}: the stateful mock accepts any token, so it listens on loopback only (${LOOPBACK_HOSTS.join(", ")})`);
+  }
+  const port = Number(options.port);
+  if (!/^\d+$/.test(options.port) || port > 65_535) refuse(`--port ${options.port}: must be a port number from 0 to 65535`);
+  let agents: number | null = null;
+  if (options.agents !== undefined) {
+    agents = /^\d+$/.test(options.agents) ? Number(options.agents) : NaN;
+  }
+  let delayMs = 0;
+  if (options.delay !== undefined) {
+    try {
+      delayMs = duration(options.delay, 0);
+    } catch (err) {
+      refuse(`--delay ${options.delay}: ${(err as Error).message}`);
+    }
+    if (delayMs > MAX_DELAY_MS) refuse(`--delay ${options.delay}: at most ${MAX_DELAY_MS} ms`);
+  }
+  if (process.env.AGENTD_DATABASE_URL) {
+    refuse("AGENTD_DATABASE_URL is set: the stateful mock holds its state in memory and never opens a real database; unset it for the mock");
+  }
+  const env = { ...process.env };
+  let generatedSecret: string | null = null;
+  if (env.AGENTD_WEBHOOK_URLS && !env.AGENTD_WEBHOOK_SECRET) env.AGENTD_WEBHOOK_SECRET = generatedSecret = generateWebhookSecret();
+  const loaded = loadConfig(env);
+  if (!loaded.ok) refuse(`the environment's AGENTD_* settings are not valid:\n${loaded.errors.join("\n")}`);
+  const { events } = loaded.config;
+
+  let mock;
+  try {
+    mock = await startStatefulMock({ host: options.host, port, agents, delayMs, config: loaded.config, projectRoot });
+  } catch (err) {
+    if (err instanceof RangeError) refuse(`--agents ${options.agents}: ${err.message}`);
+    console.error(`npm run mock: the stateful mock could not start: ${(err as Error).message}`);
+    process.exit(1);
+  }
+  const sinks = [
+    ...events.webhookUrls.map((url) => `webhook ${url}`),
+    ...(events.busUrl === null ? [] : [`bus ${redactPassword(events.busUrl)} (exchange ${events.busExchange})`]),
+  ];
+  console.log(
+    [
+      `agentd stateful mock on ${mock.url}: Prism validating every request against openapi.yaml, the service's own code behind it`,
+      `  try:     curl -H 'X-Auth-Token: any' ${mock.url}/agents`,
+      `  tokens:  any non-empty X-Auth-Token, with every permission; none gets 401`,
+      `  agents:  ${mock.agents}${agents === null ? " (the contract's AgentList example)" : ""}, in memory: every start is fresh`,
+      `  events:  ${sinks.length === 0 ? "none (set AGENTD_WEBHOOK_URLS and/or AGENTD_BUS_URL)" : sinks.join("; ")}`,
+      ...(events.webhookUrls.length > 0 ? [`  secret:  ${events.webhookSecret}${generatedSecret === null ? " (AGENTD_WEBHOOK_SECRET)" : " (generated for this start)"}`] : []),
+      `  delay:   ${delayMs === 0 ? "none" : `${delayMs} ms`} (--delay for every answer, Prefer: delay=<ms> for one)`,
+      `  forced:  Prefer: code=<status> or example=<name> answers from the contract's examples, and changes nothing`,
+    ].join("\n"),
+  );
+  let stopping = false;
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.on(signal, () => {
+      if (stopping) return;
+      stopping = true;
+      void mock.close().then(() => process.exit(0));
+    });
+  }
+}
+
+function redactPassword(raw: string): string {
+  const url = new URL(raw);
+  if (url.password !== "") url.password = "***";
+  return url.href;
+}
+
 const release = takeRelease();
-const spec = release === undefined ? contractFile : frozenFile(release);
-
-const given = (long: string, short: string): boolean => args.some((arg) => arg === long || arg === short || arg.startsWith(`${long}=`));
-const defaults = [...(given("--host", "-h") ? [] : ["--host", "127.0.0.1"]), ...(given("--port", "-p") ? [] : ["--port", "4010"])];
-
-const prismArgs = ["mock", path.relative(projectRoot, spec), ...defaults, ...args];
-console.error(`prism ${prismArgs.join(" ")}`);
-const prism = spawn(path.join(projectRoot, "node_modules", ".bin", "prism"), prismArgs, { cwd: projectRoot, stdio: "inherit" });
-// Stopping the mock stops Prism with it.
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => prism.kill(signal));
-prism.on("exit", (code, signal) => process.exit(code ?? (signal === null ? 1 : 128)));
+if (args.includes("--stateful")) await stateful(release);
+else stateless(release);

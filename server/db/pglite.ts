@@ -61,12 +61,16 @@ function afterRows(text: string, start: number, rows: number): number {
   return at;
 }
 
-/** Opens (creating it on first use) the embedded database in `<dataDir>/pgdata`. */
-export async function openPglite(dataDir: string): Promise<Database> {
-  const pgdata = path.join(path.resolve(dataDir), "pgdata");
-  await mkdir(pgdata, { recursive: true, mode: 0o700 });
+/**
+ * Opens (creating it on first use) the embedded database in
+ * `<dataDir>/pgdata`; with `dataDir` null, a new database held in memory
+ * only, gone when it is closed (the stateful mock's).
+ */
+export async function openPglite(dataDir: string | null): Promise<Database> {
+  const pgdata = dataDir === null ? undefined : path.join(path.resolve(dataDir), "pgdata");
+  if (pgdata !== undefined) await mkdir(pgdata, { recursive: true, mode: 0o700 });
   const pg = await PGlite.create({
-    dataDir: pgdata,
+    ...(pgdata === undefined ? {} : { dataDir: pgdata }),
     relaxedDurability: false,
     // PostgreSQL's default 128 MB of shared buffers would sit in this
     // process's memory for a table of agents and one of tokens.

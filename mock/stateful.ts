@@ -1,0 +1,113 @@
+// The stateful mock, `npm run mock -- --stateful`: three layers on loopback.
+//
+//   client ─▶ front door (--host:--port)  delays, the contract's error body
+//          ─▶ Prism proxy                 validates every request, CORS, Prefer
+//          ─▶ the service's own code      state, rules, events (upstream.ts)
+//
+// Prism stays the front door of the contract: it checks each request
+// against openapi.yaml (naming violations in `sl-violations`), answers CORS,
+// and mocks any answer forced with `Prefer`. The state lives in memory and
+// each start is fresh.
+import { randomBytes } from "node:crypto";
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { pino } from "pino";
+import { poll } from "../devkit/poll.js";
+import { freePort } from "../devkit/ports.js";
+import type { Config } from "../server/config/config.js";
+import { CONTRACT, CONTRACT_PATH } from "../server/contract.js";
+import { exampleFleet, sizedFleet } from "./fleet.js";
+import { startFrontDoor, type FrontDoor } from "./front-door.js";
+import { startMockUpstream, type MockUpstream } from "./upstream.js";
+
+/** Hosts the stateful mock may listen on: it accepts any token, so never beyond this machine. */
+export const LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1"];
+
+export interface StatefulMockOptions {
+  host: string;
+  port: number;
+  /** null: exactly the contract's AgentList example. */
+  agents: number | null;
+  delayMs: number;
+  /** The server's configuration, for its events (webhooks, bus) and limits. */
+  config: Config;
+  /** Where Prism is installed: the project's root. */
+  projectRoot: string;
+}
+
+export interface StatefulMock {
+  url: string;
+  agents: number;
+  close(): Promise<void>;
+}
+
+/** A Standard Webhooks secret, for when webhooks are configured without one. */
+export const generateWebhookSecret = (): string => `whsec_${randomBytes(32).toString("base64")}`;
+
+export async function startStatefulMock(options: StatefulMockOptions): Promise<StatefulMock> {
+  const example = exampleFleet(CONTRACT);
+  const fleet = options.agents === null ? example : sizedFleet(example, options.agents);
+  // The service's own log goes to standard error, warnings only: a failed delivery shows.
+  const logger = pino({ level: "warn" }, pino.destination(2));
+  let upstream: MockUpstream | undefined;
+  let prism: PrismProxy | undefined;
+  let front: FrontDoor | undefined;
+  const close = async (): Promise<void> => {
+    await front?.close();
+    await prism?.stop();
+    await upstream?.close();
+  };
+  try {
+    upstream = await startMockUpstream(options.config, fleet, logger);
+    prism = await startPrismProxy(options.projectRoot, upstream.url);
+    front = await startFrontDoor({ host: options.host, port: options.port, prism: prism.url, delayMs: options.delayMs });
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  return { url: front.url, agents: fleet.agents.length, close };
+}
+
+interface PrismProxy {
+  url: string;
+  stop(): Promise<void>;
+}
+
+async function startPrismProxy(projectRoot: string, upstream: string): Promise<PrismProxy> {
+  const port = await freePort();
+  const bin = path.join(projectRoot, "node_modules", ".bin", "prism");
+  const args = ["proxy", CONTRACT_PATH, upstream, "--host", "127.0.0.1", "--port", String(port)];
+  // In the mock's own process group, so a Ctrl-C in the terminal reaches it too.
+  const child = spawn(bin, args, { cwd: projectRoot, stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, NO_COLOR: "1" } });
+  let log = "";
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (log = (log + chunk).slice(-4000)));
+  let gone = false;
+  const exited = new Promise<void>((resolve) =>
+    child.once("exit", () => {
+      gone = true;
+      resolve();
+    }),
+  );
+  const stop = async (): Promise<void> => {
+    if (gone) return;
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 3_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await poll(
+      async () => {
+        const response = await fetch(`${url}/`, { signal: AbortSignal.timeout(1_000) });
+        await response.body?.cancel();
+        return response.status;
+      },
+      { what: "Prism's proxy", timeoutMs: 60_000, intervalMs: 150, abortIf: () => (gone ? `exited before answering:\n${log}` : null) },
+    );
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { url, stop };
+}

@@ -1,0 +1,82 @@
+// Behind Prism: the service's own code, in this process, holding the
+// stateful mock's state. The app is the server's (createApp: validation,
+// handlers, the contract's errors), its store the server's SQL store on a
+// PGlite held in memory, and its events the server's relay and sinks: the
+// rules of a pause are never written a second time. Only two things differ
+// from a deployment, and both are the mock's promise to front ends: any
+// non-empty token is accepted with every permission, and it listens on
+// plain HTTP on loopback, for Prism alone.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import express from "express";
+import type { Logger } from "pino";
+import type { TokenVerifier } from "../server/auth/verifier.js";
+import type { Config } from "../server/config/config.js";
+import { BASE_PATH } from "../server/contract.js";
+import { migrate } from "../server/db/migrations.js";
+import { openPglite } from "../server/db/pglite.js";
+import { startDelivery } from "../server/events/delivery.js";
+import type { Relay } from "../server/events/relay.js";
+import { sinkNames } from "../server/events/sink.js";
+import { createApp } from "../server/http/app.js";
+import { CachedAgentStore } from "../server/store/cached-agent-store.js";
+import { readOriginUuid } from "../server/store/deployment.js";
+import { SqlAgentStore } from "../server/store/sql-agent-store.js";
+import type { Fleet } from "./fleet.js";
+
+/** The validator refuses a missing or empty token before asking; any other is good for everything. */
+const ANY_TOKEN: TokenVerifier = { verify: () => Promise.resolve({ ok: true }) };
+
+/**
+ * Prism's proxy mocks a request itself ("remocks") when the upstream answers
+ * 501. A request that forces an answer with `Prefer` (code=, example=,
+ * dynamic=) is answered that way, so a forced answer changes no state.
+ */
+const FORCING = /(^|[,;\s])(code|example|dynamic)\s*=/i;
+const forcedAnswersToPrism: express.RequestHandler = (req, res, next) => {
+  if (FORCING.test(req.get("prefer") ?? "")) res.status(501).end();
+  else next();
+};
+
+export interface MockUpstream {
+  /** `http://127.0.0.1:<port>/1.0`: what Prism forwards to. */
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startMockUpstream(config: Config, fleet: Fleet, logger: Logger): Promise<MockUpstream> {
+  const db = await openPglite(null);
+  let relay: Relay | null = null;
+  try {
+    await migrate(db);
+    const recording = { sinks: sinkNames(config.events), recorded: () => relay?.wake() };
+    const sql = new SqlAgentStore(db, await readOriginUuid(db, fleet.originUuid), recording);
+    await sql.upsert(fleet.agents);
+    relay = await startDelivery(config.events, db, logger, null);
+
+    const app = express();
+    app.disable("x-powered-by");
+    app.use(forcedAnswersToPrism);
+    app.use(createApp({ config: { ...config, rateLimit: null, corsOrigins: [] }, store: new CachedAgentStore(sql), verifier: ANY_TOKEN, logger }));
+    const server = http.createServer(app);
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(0, "127.0.0.1", resolve);
+    });
+    const { port } = server.address() as AddressInfo;
+    const started = relay;
+    return {
+      url: `http://127.0.0.1:${port}${BASE_PATH}`,
+      async close() {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+        await started?.stop();
+        await db.close();
+      },
+    };
+  } catch (err) {
+    await relay?.stop().catch(() => undefined);
+    await db.close().catch(() => undefined);
+    throw err;
+  }
+}

@@ -1,0 +1,289 @@
+// The stateful mock a front end develops against (`npm run mock --
+// --stateful`), started as its users start it: real Prism in front, the
+// service's own code behind, called over HTTP, and from a page in Chromium.
+import { readdirSync } from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { chromium } from "playwright-core";
+import { Webhook } from "standardwebhooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { run } from "../devkit/run.js";
+import { repoRoot } from "../devkit/root.js";
+import { envWithoutAgentd } from "../devkit/child-env.js";
+import { expectValid, loadContract } from "./helpers/contract.js";
+import { groupAlive } from "./helpers/prism.js";
+import { startStatefulMockProcess, type StatefulMockProcess } from "./helpers/stateful-mock.js";
+import { consume, ensureRabbit, RABBIT_URL, type BusConsumer } from "./helpers/rabbit.js";
+import { startWebhookReceiver, type WebhookReceiver } from "./helpers/webhook-receiver.js";
+
+const contract = loadContract();
+const EXAMPLE_AGENTS: { id: number; number: string; logged: boolean; paused: boolean }[] = contract.document.components.examples.AgentList.value;
+const TOKEN = { "X-Auth-Token": "any-front-end-token" };
+const JSON_BODY = { ...TOKEN, "Content-Type": "application/json" };
+
+interface Answer {
+  status: number;
+  headers: Headers;
+  json: any;
+  ms: number;
+}
+
+async function call(base: string, method: string, path: string, init: { headers?: Record<string, string>; body?: unknown } = {}): Promise<Answer> {
+  const started = performance.now();
+  const response = await fetch(base + path, {
+    method,
+    headers: init.headers ?? TOKEN,
+    ...(init.body === undefined ? {} : { body: typeof init.body === "string" ? init.body : JSON.stringify(init.body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, json: text === "" ? undefined : JSON.parse(text), ms: performance.now() - started };
+}
+
+/** The first example of an operation's response, as the contract writes it. */
+function exampleOf(operationId: string, status: number): unknown {
+  const response = contract.resolve(contract.operation(operationId).operation.responses[String(status)]);
+  const [first] = Object.values(response.content["application/json"].examples as Record<string, unknown>);
+  return contract.resolve<{ value: unknown }>(first).value;
+}
+
+const expectError = (answer: Answer, status: number, error: string): void => {
+  expect(answer.status, JSON.stringify(answer.json)).toBe(status);
+  expect(answer.headers.get("content-type")).toMatch(/^application\/json/);
+  expectValid(contract.schemaValidator("Error"), answer.json);
+  expect(answer.json.error).toBe(error);
+};
+
+describe("npm run mock -- --stateful, on the contract's example agents, with a webhook receiver and the bus", () => {
+  let mock: StatefulMockProcess;
+  let receiver: WebhookReceiver;
+  let consumer: BusConsumer;
+  const exchange = `agentd-mock-${process.pid}-${Date.now()}`;
+  let secret: string;
+  const get = (path: string) => call(mock.url, "GET", path);
+
+  beforeAll(async () => {
+    receiver = await startWebhookReceiver();
+    await ensureRabbit();
+    consumer = await consume(exchange, "status.agent.#");
+    // No AGENTD_WEBHOOK_SECRET: the mock generates one and prints it.
+    mock = await startStatefulMockProcess([], { AGENTD_WEBHOOK_URLS: receiver.url, AGENTD_BUS_URL: RABBIT_URL, AGENTD_BUS_EXCHANGE: exchange });
+    secret = /^ {2}secret: +(whsec_\S+) \(generated/m.exec(mock.stdout())?.[1] ?? "";
+  });
+  afterAll(async () => {
+    mock?.kill();
+    await receiver?.close();
+    await consumer?.close();
+  });
+
+  it("prints a banner with the URL, a ready curl, the token rule, the fleet, the event sink and the secret", () => {
+    const banner = mock.stdout();
+    expect(banner).toContain(`agentd stateful mock on ${mock.url}`);
+    expect(banner).toContain(`curl -H 'X-Auth-Token: any' ${mock.url}/agents`);
+    expect(banner).toMatch(/tokens: +any non-empty X-Auth-Token/);
+    expect(banner).toMatch(new RegExp(`agents: +${EXAMPLE_AGENTS.length} \\(the contract's AgentList example\\)`));
+    expect(banner).toContain(`webhook ${receiver.url}`);
+    expect(banner).toMatch(new RegExp(`bus amqp://.*\\(exchange ${exchange}\\)`));
+    expect(banner, "the bus password is not printed").not.toContain(`:${new URL(RABBIT_URL).password}@`);
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{40,}={0,2}$/);
+  });
+
+  it("starts from exactly the AgentList example, in its example states", async () => {
+    const list = await get("/agents");
+    expect(list.status).toBe(200);
+    expect(list.json).toEqual(contract.document.components.examples.AgentList.value);
+  });
+
+  it("pause with a reason shows by id, by number and in the list; unpause ends it; every answer is the contract's, with no violation", async () => {
+    const answers: [string, number, Answer][] = [];
+    const step = async (operationId: string, status: number, answer: Promise<Answer>): Promise<Answer> => {
+      const done = await answer;
+      answers.push([operationId, status, done]);
+      expect(done.status, JSON.stringify(done.json)).toBe(status);
+      return done;
+    };
+    await step("pauseAgentByNumber", 204, call(mock.url, "POST", "/agents/by-number/1001/pause", { headers: JSON_BODY, body: { reason: "lunch" } }));
+    const paused = { id: 1, number: "1001", logged: true, paused: true, paused_reason: "lunch" };
+    expect((await step("getAgentById", 200, get("/agents/by-id/1"))).json).toMatchObject(paused);
+    expect((await step("getAgentByNumber", 200, get("/agents/by-number/1001"))).json).toMatchObject(paused);
+    expect((await step("listAgents", 200, get("/agents"))).json.find((agent: { id: number }) => agent.id === 1)).toMatchObject(paused);
+
+    await step("unpauseAgentByNumber", 204, call(mock.url, "POST", "/agents/by-number/1001/unpause", { headers: JSON_BODY, body: {} }));
+    const unpaused = { id: 1, paused: false, paused_reason: null };
+    expect((await step("getAgentById", 200, get("/agents/by-id/1"))).json).toMatchObject(unpaused);
+    expect((await step("getAgentByNumber", 200, get("/agents/by-number/1001"))).json).toMatchObject(unpaused);
+    expect((await step("listAgents", 200, get("/agents"))).json).toEqual(contract.document.components.examples.AgentList.value);
+
+    for (const [operationId, status, answer] of answers) {
+      expect(answer.headers.get("sl-violations"), `${operationId} ${status}`).toBeNull();
+      if (status === 200) expectValid(contract.responseValidator(operationId, status), answer.json, `${operationId} ${status}`);
+    }
+  });
+
+  it("answers 404 for an unknown agent and 409 for a logged-out one, with the contract's bodies, changing nothing", async () => {
+    expectError(await call(mock.url, "POST", "/agents/by-number/9999/pause", { headers: JSON_BODY, body: {} }), 404, "no such agent");
+    expectError(await get("/agents/by-id/9999"), 404, "no such agent");
+    expectError(await call(mock.url, "POST", "/agents/by-number/1002/pause", { headers: JSON_BODY, body: { reason: "x" } }), 409, "not logged in");
+    expectError(await call(mock.url, "POST", "/agents/by-number/1002/unpause", { headers: JSON_BODY, body: {} }), 409, "not logged in");
+    expect((await get("/agents/by-number/1002")).json).toMatchObject({ logged: false, paused: false, paused_reason: null });
+  });
+
+  it("answers a malformed parameter or body with 400 and the contract's body, and Prism names the violation", async () => {
+    const badPath = await get("/agents/by-number/12ab");
+    expectError(badPath, 400, "invalid request");
+    expect(badPath.json.details).toEqual([expect.objectContaining({ location: "path", path: "agent_number" })]);
+    expect(badPath.headers.get("sl-violations")).toMatch(/agent_number/);
+
+    const badBody = await call(mock.url, "POST", "/agents/by-number/1001/pause", { headers: JSON_BODY, body: { reason: 5 } });
+    expectError(badBody, 400, "invalid request");
+    expect(badBody.json.details).toEqual([expect.objectContaining({ location: "body", path: "/reason" })]);
+    expect(badBody.headers.get("sl-violations")).toMatch(/reason/);
+    expect((await get("/agents/by-number/1001")).json.paused).toBe(false);
+  });
+
+  it("answers a request without a token with 401 and the contract's body", async () => {
+    expectError(await call(mock.url, "GET", "/agents", { headers: {} }), 401, "invalid token or unauthorized");
+    expectError(await call(mock.url, "POST", "/agents/by-number/1001/pause", { headers: { "Content-Type": "application/json" }, body: {} }), 401, "invalid token or unauthorized");
+  });
+
+  it("answers an unknown path with 404 and the contract's body", async () => {
+    expectError(await get("/queues"), 404, "not found");
+  });
+
+  it("Prefer: code=503 on a read and code=409 on a pause answer the contract's examples and change no state", async () => {
+    const forcedRead = await call(mock.url, "GET", "/agents/by-number/1001", { headers: { ...TOKEN, Prefer: "code=503" } });
+    expect(forcedRead.status).toBe(503);
+    expect(forcedRead.json).toEqual(exampleOf("getAgentByNumber", 503));
+    const forcedPause = await call(mock.url, "POST", "/agents/by-number/1001/pause", { headers: { ...JSON_BODY, Prefer: "code=409" }, body: { reason: "forced" } });
+    expect(forcedPause.status).toBe(409);
+    expect(forcedPause.json).toEqual(exampleOf("pauseAgentByNumber", 409));
+    expect((await get("/agents/by-number/1001")).json).toMatchObject({ paused: false, paused_reason: null });
+  });
+
+  it("gives a malformed Prefer (code=abc) the contract's 400 body, not Prism's problem+json", async () => {
+    const answer = await call(mock.url, "GET", "/agents", { headers: { ...TOKEN, Prefer: "code=abc" } });
+    expectError(answer, 400, "invalid request");
+    expect(answer.json.details).toEqual([expect.objectContaining({ location: "header", path: "Prefer" })]);
+    expectError(await call(mock.url, "GET", "/agents", { headers: { ...TOKEN, Prefer: "delay=soon" } }), 400, "invalid request");
+    expectError(await call(mock.url, "GET", "/agents", { headers: { ...TOKEN, Prefer: "delay=10001" } }), 400, "invalid request");
+  });
+
+  it("delays one answer by Prefer: delay=<ms>, measured against an undelayed one", async () => {
+    const undelayed = await get("/agents/by-id/3");
+    const delayed = await call(mock.url, "GET", "/agents/by-id/3", { headers: { ...TOKEN, Prefer: "delay=1200" } });
+    expect(delayed.status).toBe(200);
+    expect(delayed.json).toEqual(undelayed.json);
+    expect(delayed.ms).toBeGreaterThanOrEqual(1200);
+    expect(delayed.ms).toBeGreaterThan(undelayed.ms);
+  });
+
+  it("sends a signed agentPaused and agentUnpaused webhook, and the same events on the bus, for each change; the webhooks verify with the Standard Webhooks algorithm", async () => {
+    receiver.received.length = 0;
+    consumer.messages.length = 0;
+    expect((await call(mock.url, "POST", "/agents/by-number/1001/pause", { headers: JSON_BODY, body: { reason: "webhook" } })).status).toBe(204);
+    expect((await call(mock.url, "POST", "/agents/by-number/1001/unpause", { headers: JSON_BODY, body: {} })).status).toBe(204);
+    await expect.poll(() => [receiver.received.length, consumer.messages.length], { timeout: 15_000 }).toEqual([2, 2]);
+    const verifier = new Webhook(secret);
+    const events = receiver.received.map(({ headers, body }) => verifier.verify(body, headers as Record<string, string>) as { name: string; data: unknown });
+    expectValid(contract.validatorAt("#/webhooks/agentPaused/post/requestBody/content/application~1json/schema"), events[0]);
+    expectValid(contract.validatorAt("#/webhooks/agentUnpaused/post/requestBody/content/application~1json/schema"), events[1]);
+    expect(events.map((event) => event.name)).toEqual(["agent_paused", "agent_unpaused"]);
+    expect(consumer.messages.map((message) => message.body)).toEqual(events);
+    expect(events[0]!.data).toMatchObject({ agent_id: 1, agent_number: "1001", paused: true, paused_reason: "webhook" });
+    expect(() => new Webhook(`whsec_${Buffer.alloc(32, 7).toString("base64")}`).verify(receiver.received[0]!.body, receiver.received[0]!.headers as Record<string, string>)).toThrow();
+  });
+
+  it("serves a page from another origin in Chromium: the page pauses an agent with fetch (CORS preflight included) and shows it paused", async () => {
+    const page = `<!doctype html><meta charset="utf-8"><p id="agent">loading</p><script>
+      (async () => {
+        const headers = { "X-Auth-Token": "browser-token", "Content-Type": "application/json" };
+        const pause = await fetch("${mock.url}/agents/by-number/1001/pause", { method: "POST", headers, body: JSON.stringify({ reason: "from the browser" }) });
+        const agent = await (await fetch("${mock.url}/agents/by-number/1001", { headers: { "X-Auth-Token": "browser-token" } })).json();
+        document.getElementById("agent").textContent = pause.status + " " + (agent.paused ? "paused: " + agent.paused_reason : "available");
+      })().catch((error) => (document.getElementById("agent").textContent = "failed: " + error));
+    </script>`;
+    const site = http.createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end(page));
+    await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
+    const origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+    const browser = await chromium.launch({
+      executablePath: "/usr/bin/chromium",
+      headless: true,
+      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+    });
+    try {
+      const tab = await browser.newPage();
+      // X-Auth-Token and a JSON body make the pause a non-simple request:
+      // Chromium sends it only after the mock's preflight answer allowed it.
+      await tab.goto(origin);
+      await expect.poll(() => tab.locator("#agent").textContent(), { timeout: 15_000 }).toBe("204 paused: from the browser");
+      expect((await get("/agents/by-number/1001")).json).toMatchObject({ paused: true, paused_reason: "from the browser" });
+    } finally {
+      await browser.close();
+      site.close();
+      await call(mock.url, "POST", "/agents/by-number/1001/unpause", { headers: JSON_BODY, body: {} });
+    }
+  });
+});
+
+describe("npm run mock -- --stateful --agents 1000 --delay 600ms", () => {
+  let mock: StatefulMockProcess | undefined;
+  afterAll(() => mock?.kill());
+
+  it("holds exactly 1,000 agents, the example agents first and every state represented, each valid", async () => {
+    mock = await startStatefulMockProcess(["--agents", "1000", "--delay", "600ms"]);
+    expect(mock.stdout()).toMatch(/agents: +1000, in memory/);
+    const list = await call(mock.url, "GET", "/agents", { headers: { ...TOKEN, Prefer: "delay=0" } });
+    expect(list.status).toBe(200);
+    expectValid(contract.responseValidator("listAgents", 200), list.json);
+    expect(list.json).toHaveLength(1000);
+    expect(list.json.slice(0, EXAMPLE_AGENTS.length)).toEqual(contract.document.components.examples.AgentList.value);
+    expect(new Set(list.json.map((agent: { id: number }) => agent.id)).size).toBe(1000);
+    expect(new Set(list.json.map((agent: { number: string }) => agent.number)).size).toBe(1000);
+    const states = new Set(list.json.map((a: { logged: boolean; paused: boolean; paused_reason: string | null }) => `${a.logged}/${a.paused}/${a.paused_reason !== null}`));
+    expect([...states].sort()).toEqual(["false/false/false", "true/false/false", "true/true/false", "true/true/true"]);
+  });
+
+  it("delays every answer by --delay, measured against one undelayed by Prefer: delay=0", async () => {
+    const undelayed = await call(mock!.url, "GET", "/agents/by-id/500", { headers: { ...TOKEN, Prefer: "delay=0" } });
+    const delayed = await call(mock!.url, "GET", "/agents/by-id/500");
+    expect(delayed.status).toBe(200);
+    expect(delayed.ms).toBeGreaterThanOrEqual(600);
+    expect(delayed.ms).toBeGreaterThan(undelayed.ms);
+  });
+
+  it("stops every process it started within 10 s of Ctrl-C (SIGINT to npm), leaving no temporary file, and a restart is fresh", async () => {
+    const first = mock!;
+    expect((await call(first.url, "POST", "/agents/by-number/1001/pause", { headers: { ...JSON_BODY, Prefer: "delay=0" }, body: { reason: "before the restart" } })).status).toBe(204);
+    await first.interrupt();
+    await expect.poll(() => groupAlive(first.pid), { timeout: 10_000, interval: 100 }).toBe(false);
+    // tsx's compile cache (tsx-<uid>) is the loader's, shared by every tsx run, not the mock's.
+    expect(readdirSync(first.tmp).filter((name) => !/^tsx-\d+$/.test(name))).toEqual([]);
+
+    mock = await startStatefulMockProcess(["--agents", "1000"]);
+    const agent = await call(mock.url, "GET", "/agents/by-number/1001");
+    expect(agent.json).toMatchObject({ paused: false, paused_reason: null });
+  });
+});
+
+describe("npm run mock -- --stateful refuses what it cannot do, before listening", () => {
+  const refusals: [string, string[], Record<string, string>, RegExp][] = [
+    ["fewer agents than the examples", ["--agents", "2"], {}, /--agents 2: must be a whole number from 3/],
+    ["a fleet that is not a number", ["--agents", "many"], {}, /--agents many/],
+    ["more than 100,000 agents", ["--agents", "100001"], {}, /--agents 100001/],
+    ["a delay that is not a duration", ["--delay", "soon"], {}, /--delay soon/],
+    ["a delay over 10 s", ["--delay", "11s"], {}, /--delay 11s: at most 10000 ms/],
+    ["a host beyond loopback", ["--host", "0.0.0.0"], {}, /--host 0\.0\.0\.0: .*loopback only/],
+    ["an older release", ["--release", "15.18"], {}, /--stateful runs the service's current code.*npm run mock -- --release 15\.18/],
+    ["a real database", [], { AGENTD_DATABASE_URL: "postgres://postgres@127.0.0.1:5432/test" }, /AGENTD_DATABASE_URL is set/],
+    ["an option it does not know", ["--dynamic"], {}, /--dynamic/],
+  ];
+  it.each(refusals)("%s: exit 2, naming it", async (_what, args, env, message) => {
+    const result = await run("npm", ["run", "--silent", "mock", "--", "--stateful", "--port", "0", ...args], {
+      cwd: repoRoot,
+      env: { ...envWithoutAgentd(), ...env },
+      timeoutMs: 60_000,
+    });
+    expect(result.code, result.stdout + result.stderr).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stdout).not.toContain("agentd stateful mock on");
+  });
+});
