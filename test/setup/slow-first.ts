@@ -10,6 +10,7 @@ const SLOW_FIRST = [
   "contract-gate",
   "events",
   "agentctl",
+  "mock-stateful",
   "contract-suite",
   "server-api",
   "ops",
