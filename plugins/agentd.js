@@ -1,5 +1,6 @@
 // The project's Redocly plugin (`plugins:` in redocly.yaml): the release
 // views of the contract and the rules that keep its version history sound.
+import { CodeSamples } from "./code-samples.js";
 import { ProseFree } from "./prose-free.js";
 import { ReleaseLinks } from "./release-links.js";
 import { ReleaseMarkers } from "./release-markers.js";
@@ -13,6 +14,7 @@ export default function agentdPlugin() {
       oas3: {
         "release-view": ReleaseView,
         "release-links": ReleaseLinks,
+        "code-samples": CodeSamples,
         "prose-free": ProseFree,
       },
     },

@@ -1,33 +1,96 @@
 // npm run docs: the documentation site, every page one self-contained file
 // (Redoc inlined with --inlineBundle, the CSP template of redocly.yaml):
 //   docs/index.html               the current contract (apis entry `main`),
-//                                 linking every release page and showing the changelog;
+//                                 with the code samples, linking every release
+//                                 page and showing the changelog;
 //   docs/releases/<release>.html  each published release (apis entry agentd@<release>).
-import { mkdir } from "node:fs/promises";
+// Every page carries the same release switcher; a release page older than
+// the latest release says so and links the current page.
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { frozenReleases, projectRoot, releaseAlias } from "./lib/project.js";
 import { redocly } from "./lib/redocly.js";
 
 interface Page {
   alias: string;
+  /** Relative to the project. */
   output: string;
   title: string;
+  /** null: the current contract. */
+  release: string | null;
 }
 
+const releases = frozenReleases();
+const latest = releases.at(-1);
 const pages: Page[] = [
-  { alias: "main", output: path.join("docs", "index.html"), title: "Agent service" },
-  ...frozenReleases().map((release) => ({
+  { alias: "main", output: path.join("docs", "index.html"), title: "Agent service", release: null },
+  ...releases.map((release) => ({
     alias: releaseAlias(release),
     output: path.join("docs", "releases", `${release}.html`),
     title: `Agent service ${release}`,
+    release,
   })),
 ];
+
+const escapeHtml = (text: string): string => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+
+/** The switcher (and, on an older release's page, the notice) above the page, with links relative to it. */
+function releaseNav(page: Page): string {
+  const href = (target: Page): string => path.relative(path.dirname(page.output), target.output).split(path.sep).join("/");
+  const current = pages[0]!;
+  const links = pages.map((target) => {
+    const label = target.release === null ? "Current contract" : target.release;
+    const here = target === page ? ' aria-current="page"' : "";
+    return `<a href="${escapeHtml(href(target))}"${here}>${escapeHtml(label)}</a>`;
+  });
+  if (page.release === null) links.push(`<a href="#section/changelog">Changelog</a>`);
+  const notice =
+    page.release !== null && page.release !== latest
+      ? `<p class="agentd-not-latest" role="note">This is release ${escapeHtml(page.release)}, not the latest: ` +
+        `the latest release is ${escapeHtml(latest ?? "")}. <a href="${escapeHtml(href(current))}">Go to the current contract</a>.</p>`
+      : "";
+  return `<nav class="agentd-releases" aria-label="Releases"><span>Releases:</span> ${links.join(" ")}</nav>${notice}`;
+}
+
+// Redoc's sidebar shows Redocly's logo from cdn.redoc.ly, a request the
+// page's security policy blocks (a broken image, or none). The same
+// attribution, drawn in the page, needs no network.
+const LOGOS: [string, string][] = [
+  ["https://cdn.redoc.ly/redoc/logo-mini-full.svg", svgDataUri(64, "Redocly")],
+  ["https://cdn.redoc.ly/redoc/logo-mini.svg", svgDataUri(14, "R")],
+];
+
+function svgDataUri(width: number, text: string): string {
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="14"><text x="0" y="11" font-family="sans-serif" font-size="12" font-weight="bold" fill="#444">${text}</text></svg>`;
+  return `data:image/svg+xml;base64,${Buffer.from(svg).toString("base64")}`;
+}
+
+async function withLocalLogos(file: string): Promise<void> {
+  let html = await readFile(file, "utf8");
+  for (const [url, local] of LOGOS) {
+    // A newer Redoc that draws its logo otherwise must be looked at, not passed silently.
+    if (!html.includes(url)) throw new Error(`${file}: Redoc no longer references ${url}; check its sidebar logo again`);
+    html = html.split(url).join(local);
+  }
+  if (html.includes("cdn.redoc.ly")) throw new Error(`${file}: still references cdn.redoc.ly`);
+  await writeFile(file, html);
+}
 
 await mkdir(path.join(projectRoot, "docs", "releases"), { recursive: true });
 
 async function build(page: Page): Promise<void> {
-  const outcome = await redocly(["build-docs", page.alias, "--inlineBundle", "--title", page.title, "-o", page.output]);
+  const outcome = await redocly([
+    "build-docs",
+    page.alias,
+    "--inlineBundle",
+    "--title",
+    page.title,
+    `--templateOptions.releaseNav=${releaseNav(page)}`,
+    "-o",
+    page.output,
+  ]);
   if (outcome.code !== 0) throw new Error(`redocly build-docs ${page.alias} failed:\n${outcome.stdout}${outcome.stderr}`);
+  await withLocalLogos(path.join(projectRoot, page.output));
   console.log(`wrote ${page.output} (${page.alias})`);
 }
 

@@ -1,0 +1,152 @@
+// The `agentd/code-samples` decorator, for the current contract's docs page:
+// puts the files of samples/ into each operation's `x-codeSamples`, so the
+// samples are real code (type-checked, linted, run against a real server by
+// test/samples.test.ts) and are never copied into openapi.yaml by hand.
+//
+//   samples/curl/<operationId>.sh, samples/typescript/<operationId>.ts,
+//   samples/python/<operationId>.py    one of each per operation of `paths`;
+//   samples/webhooks/receiver.{ts,py}  the receiver of every webhook.
+//
+// A sample that is missing, or whose request is not its operation's (another
+// path or method), is a problem: the decorator throws, so `npm run docs`
+// fails, and `npm run samples:check` (part of `npm run check`) reports it.
+//
+//   decorators:
+//     agentd/code-samples: on
+import { existsSync, readFileSync } from "node:fs";
+
+const samplesDir = new URL("../samples/", import.meta.url);
+
+/** Redoc shows a sample only for a language named in redocly.yaml's openapi.codeSamples.languages. */
+export const LANGUAGES = [
+  { lang: "curl", dir: "curl", ext: "sh" },
+  { lang: "TypeScript", dir: "typescript", ext: "ts" },
+  { lang: "Python", dir: "python", ext: "py" },
+];
+
+/** The two receivers, for every webhook. */
+export const RECEIVERS = [
+  { lang: "TypeScript", label: "Receiver (TypeScript)", file: "webhooks/receiver.ts" },
+  { lang: "Python", label: "Receiver (Python)", file: "webhooks/receiver.py" },
+];
+
+const METHODS = ["get", "put", "post", "delete", "patch"];
+
+/**
+ * @typedef {{ lang: string, label: string, source: string }} CodeSample
+ * @typedef {{ operationId?: string, "x-codeSamples"?: CodeSample[] }} Operation
+ * @typedef {{ paths?: Record<string, Record<string, Operation>>, webhooks?: Record<string, Record<string, Operation>>, info: { description?: string } }} Root
+ */
+
+/**
+ * Where a sample sends its request, as written in it: the method and the path
+ * after the base URL (`$AGENTD_URL` in curl, `os.environ['AGENTD_URL']` in
+ * Python); null when it does not say.
+ * @param {string} lang
+ * @param {string} source
+ * @returns {{ method: string, path: string } | null}
+ */
+export function sampleRequest(lang, source) {
+  if (lang === "curl") {
+    const url = /"\$AGENTD_URL(\/[^"?]*)"/.exec(source);
+    const method = /(?:-X|--request)\s+([A-Z]+)/.exec(source);
+    return url === null ? null : { method: (method?.[1] ?? "GET").toLowerCase(), path: /** @type {string} */ (url[1]) };
+  }
+  if (lang === "Python") {
+    const url = /f"\{os\.environ\['AGENTD_URL'\]\}(\/[^"?]*)"/.exec(source);
+    const method = /requests\.(get|put|post|delete|patch)\(/.exec(source);
+    return url === null || method === null ? null : { method: /** @type {string} */ (method[1]), path: /** @type {string} */ (url[1]) };
+  }
+  return null;
+}
+
+/**
+ * Whether `path` is an instance of the contract's path `template`.
+ * @param {string} template
+ * @param {string} path
+ */
+function matches(template, path) {
+  const pattern = template.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{[^}]+\}/g, "[^/]+");
+  return new RegExp(`^${pattern}$`).test(path);
+}
+
+/** @param {string} file */
+function read(file) {
+  const url = new URL(file, samplesDir);
+  return existsSync(url) ? readFileSync(url, "utf8") : null;
+}
+
+/**
+ * Every operation's samples, and every problem with them: what the
+ * decorator puts in, and what `npm run samples:check` reports.
+ * @param {Root} root
+ * @returns {{ samples: Map<Operation, CodeSample[]>, problems: string[] }}
+ */
+export function codeSamples(root) {
+  /** @type {Map<Operation, CodeSample[]>} */
+  const samples = new Map();
+  /** @type {string[]} */
+  const problems = [];
+  for (const [template, item] of Object.entries(root.paths ?? {})) {
+    for (const method of METHODS) {
+      const operation = item[method];
+      if (operation === undefined) continue;
+      /** @type {CodeSample[]} */
+      const list = [];
+      for (const { lang, dir, ext } of LANGUAGES) {
+        const file = `${dir}/${String(operation.operationId)}.${ext}`;
+        const source = read(file);
+        if (source === null) {
+          problems.push(`samples/${file} is missing: every operation has a ${lang} sample (${method.toUpperCase()} ${template})`);
+          continue;
+        }
+        const request = sampleRequest(lang, source);
+        if (lang !== "TypeScript" && (request === null || request.method !== method || !matches(template, request.path))) {
+          const sent = request === null ? "no request the check can read" : `${request.method.toUpperCase()} ${request.path}`;
+          problems.push(`samples/${file} sends ${sent}, not its operation's ${method.toUpperCase()} ${template}`);
+        }
+        list.push({ lang, label: lang, source: source.trimEnd() });
+      }
+      samples.set(operation, list);
+    }
+  }
+  for (const [name, item] of Object.entries(root.webhooks ?? {})) {
+    for (const method of METHODS) {
+      const operation = item[method];
+      if (operation === undefined) continue;
+      /** @type {CodeSample[]} */
+      const list = [];
+      for (const { lang, label, file } of RECEIVERS) {
+        const source = read(file);
+        if (source === null) problems.push(`samples/${file} is missing: the receiver of the webhook ${name}`);
+        else list.push({ lang, label, source: source.trimEnd() });
+      }
+      samples.set(operation, list);
+    }
+  }
+  return { samples, problems };
+}
+
+export function CodeSamples() {
+  return {
+    Root: {
+      /** @param {Root} root */
+      leave(root) {
+        const { samples, problems } = codeSamples(root);
+        if (problems.length > 0) throw new Error(`agentd/code-samples:\n${problems.join("\n")}`);
+        for (const [operation, list] of samples) operation["x-codeSamples"] = list;
+        // Redoc shows a webhook's first sample only: both receivers are also in the page's text.
+        const receivers = RECEIVERS.map(({ label, file }) => `### ${label}\n\n\`samples/${file}\`\n\n\`\`\`${file.endsWith(".py") ? "python" : "ts"}\n${read(file)?.trimEnd() ?? ""}\n\`\`\``);
+        root.info.description =
+          `${String(root.info.description ?? "").trimEnd()}\n\n` +
+          "## Receiving webhooks\n\n" +
+          "A receiver checks each delivery's signature and timestamp with the " +
+          "`AGENTD_WEBHOOK_SECRET` the service signs with, answers a bad one with a " +
+          "non-2xx status, and handles each `webhook-id` once (a retry repeats it). " +
+          "The TypeScript receiver uses the `standardwebhooks` package; the Python one, " +
+          "the standard library's `hmac` only. Both listen on `PORT`.\n\n" +
+          `${receivers.join("\n\n")}\n`;
+      },
+    },
+  };
+}

@@ -1,0 +1,13 @@
+"""Get agent 1001 by its number."""
+import os
+
+import requests
+
+response = requests.get(
+    f"{os.environ['AGENTD_URL']}/agents/by-number/1001",
+    headers={"X-Auth-Token": os.environ["AGENTD_TOKEN"]},
+    verify=os.environ.get("AGENTD_CACERT") or True,
+    timeout=10,
+)
+response.raise_for_status()
+print(response.json())

@@ -1,0 +1,53 @@
+"""Receives agentd's webhooks (agentPaused, agentUnpaused) with the standard
+library only: checks each delivery's Standard Webhooks signature and
+timestamp, refuses a bad one with 401, and handles each event once,
+whatever the retries."""
+import base64
+import hashlib
+import hmac
+import json
+import os
+import time
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+SECRET = base64.b64decode(os.environ["AGENTD_WEBHOOK_SECRET"].removeprefix("whsec_"))
+TOLERANCE = 5 * 60  # seconds a timestamp may be off
+handled = set()  # webhook-ids already handled: keep them in your store
+
+
+def verified(webhook_id, timestamp, body, signatures):
+    if not timestamp.isdigit() or abs(time.time() - int(timestamp)) > TOLERANCE:
+        return False
+    signed = f"{webhook_id}.{timestamp}.".encode() + body
+    expected = base64.b64encode(hmac.new(SECRET, signed, hashlib.sha256).digest()).decode()
+    # The header lists one or more "v1,<signature>", separated by spaces.
+    return any(
+        version == "v1" and hmac.compare_digest(signature, expected)
+        for version, _, signature in (entry.partition(",") for entry in signatures.split())
+    )
+
+
+class Receiver(BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        webhook_id = self.headers.get("webhook-id", "")
+        if not verified(webhook_id, self.headers.get("webhook-timestamp", ""), body, self.headers.get("webhook-signature", "")):
+            self.send_response(401)
+            self.end_headers()
+            return
+        if webhook_id in handled:
+            print(f"repeat {webhook_id}", flush=True)
+        else:
+            handled.add(webhook_id)
+            event = json.loads(body)
+            print(f"{event['name']} {event['data']['agent_number']} {json.dumps(event['data']['paused_reason'])} {webhook_id}", flush=True)
+        self.send_response(204)  # any 2xx: delivered, not sent again
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass  # one line per event is printed above
+
+
+port = int(os.environ.get("PORT", "8080"))
+print(f"listening on {port}", flush=True)
+HTTPServer(("", port), Receiver).serve_forever()
