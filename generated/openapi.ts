@@ -153,6 +153,17 @@ export interface webhooks {
          *     other answer, or none within the time-out, is retried with a bounded
          *     exponential backoff.
          *
+         *     The receiver authenticates the service by the signature: a delivery
+         *     carries no `X-Auth-Token`. To check one, take the raw body and the
+         *     `webhook-id` and `webhook-timestamp` headers; refuse a timestamp more
+         *     than five minutes away from the receiver's clock (a replay); compute
+         *     the HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed
+         *     with the secret's bytes (the base64 after `whsec_`), in base64; and
+         *     accept the delivery only when that equals, compared in constant time,
+         *     one of the `v1,<signature>` entries of `webhook-signature`. Answer a
+         *     delivery that fails the check with `401`. Standard Webhooks libraries
+         *     do all of it; the samples are receivers in TypeScript and Python.
+         *
          *     Delivery is at least once, in order per agent (one order per bus and
          *     per webhook URL). A consumer recognises a repeated delivery by its id
          *     (`messageId`, `webhook-id`).
@@ -179,8 +190,9 @@ export interface webhooks {
          *     paused. An unpause of an agent that is not paused sends nothing, and
          *     neither does `agentd import`.
          *
-         *     Delivered like `agentPaused` (see there), with routing key
-         *     `status.agent.unpause` on the bus.
+         *     Delivered and signed like `agentPaused` (see there, also for how a
+         *     receiver checks the signature: a delivery carries no token), with
+         *     routing key `status.agent.unpause` on the bus.
          */
         post: operations["agentUnpaused"];
         delete?: never;
