@@ -34,7 +34,7 @@ const METHODS = ["get", "put", "post", "delete", "patch"];
 
 /**
  * @typedef {{ lang: string, label: string, source: string }} CodeSample
- * @typedef {{ operationId?: string, "x-codeSamples"?: CodeSample[] }} Operation
+ * @typedef {{ operationId?: string, description?: string, "x-codeSamples"?: CodeSample[] }} Operation
  * @typedef {{ paths?: Record<string, Record<string, Operation>>, webhooks?: Record<string, Record<string, Operation>>, info: { description?: string } }} Root
  */
 
@@ -80,13 +80,15 @@ function read(file) {
  * Every operation's samples, and every problem with them: what the
  * decorator puts in, and what `npm run samples:check` reports.
  * @param {Root} root
- * @returns {{ samples: Map<Operation, CodeSample[]>, problems: string[] }}
+ * @returns {{ samples: Map<Operation, CodeSample[]>, webhooks: Operation[], problems: string[] }}
  */
 export function codeSamples(root) {
   /** @type {Map<Operation, CodeSample[]>} */
   const samples = new Map();
   /** @type {string[]} */
   const problems = [];
+  /** @type {Operation[]} */
+  const webhooks = [];
   for (const [template, item] of Object.entries(root.paths ?? {})) {
     for (const method of METHODS) {
       const operation = item[method];
@@ -122,9 +124,10 @@ export function codeSamples(root) {
         else list.push({ lang, label, source: source.trimEnd() });
       }
       samples.set(operation, list);
+      webhooks.push(operation);
     }
   }
-  return { samples, problems };
+  return { samples, webhooks, problems };
 }
 
 export function CodeSamples() {
@@ -132,10 +135,14 @@ export function CodeSamples() {
     Root: {
       /** @param {Root} root */
       leave(root) {
-        const { samples, problems } = codeSamples(root);
+        const { samples, webhooks, problems } = codeSamples(root);
         if (problems.length > 0) throw new Error(`agentd/code-samples:\n${problems.join("\n")}`);
         for (const [operation, list] of samples) operation["x-codeSamples"] = list;
-        // Redoc shows a webhook's first sample only: both receivers are also in the page's text.
+        // Redoc 3 shows a webhook's payload, not its samples: both receivers
+        // are in the page's text, and each webhook links them.
+        for (const operation of webhooks) {
+          operation.description = `${String(operation.description ?? "").trimEnd()}\n\nReceivers that check the signature, in TypeScript and in Python: [Receiving webhooks](#section/receiving-webhooks).\n`;
+        }
         const receivers = RECEIVERS.map(({ label, file }) => `### ${label}\n\n\`samples/${file}\`\n\n\`\`\`${file.endsWith(".py") ? "python" : "ts"}\n${read(file)?.trimEnd() ?? ""}\n\`\`\``);
         root.info.description =
           `${String(root.info.description ?? "").trimEnd()}\n\n` +

@@ -3,8 +3,10 @@
 // sees is checked in the rendered page, not in the HTML text (docs.test.ts
 // does that): the five operations, the X-Auth-Token scheme, the version
 // history, the changelog and the links to the release pages, the pages of
-// releases 15.18 (no token, no reason) and 17.05 (both), and that no page
-// sent anything to the network. Screenshots go to artifacts/ (git-ignored)
+// releases 15.18 (no token, no reason) and 17.05 (both), the release
+// switcher and the not-the-latest notice of every page, the code samples of
+// every operation and the webhook receivers, no broken image, and that no
+// page sent anything to the network or asked for what its policy refused. Screenshots go to artifacts/ (git-ignored)
 // for CI to keep.
 //
 // chromium is installed by .ci/run (`apt-get install chromium`). Without it
@@ -12,12 +14,13 @@
 import { access, constants, copyFile, cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { repoRoot } from "../devkit/root.js";
 import { run } from "../devkit/run.js";
+import { LANGUAGES } from "../plugins/code-samples.js";
 import { loadContract } from "./helpers/contract.js";
 
 const contract = loadContract();
@@ -52,6 +55,8 @@ interface OfflinePage {
   page: Page;
   /** Requests that reached the network layer (then blocked here). */
   leaked: string[];
+  /** Requests the page's Content-Security-Policy refused: it still asked for them. */
+  refused: string[];
   /** Uncaught errors thrown by the page's scripts. */
   pageErrors: string[];
 }
@@ -59,12 +64,14 @@ interface OfflinePage {
 /**
  * A fresh browser context in which every non-local request is recorded and
  * aborted before it can go out. A request the page's own Content-Security-
- * Policy refuses never reaches the route, so it is (rightly) not counted:
- * it did not leave the page.
+ * Policy refuses never reaches the route: chromium reports it on the
+ * console, and it is recorded apart (the page asked for it, a broken image
+ * or a missing feature for its reader).
  */
 async function openOffline(browser: Browser, file: string): Promise<OfflinePage> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const leaked: string[] = [];
+  const refused: string[] = [];
   const pageErrors: string[] = [];
   await context.route("**/*", (route) => {
     const url = route.request().url();
@@ -79,8 +86,11 @@ async function openOffline(browser: Browser, file: string): Promise<OfflinePage>
   });
   const page = await context.newPage();
   page.on("pageerror", (error) => pageErrors.push(error.message));
+  page.on("console", (message) => {
+    if (/violates the following Content Security Policy/.test(message.text())) refused.push(message.text());
+  });
   await page.goto(pathToFileURL(file).href, { waitUntil: "load" });
-  return { context, page, leaked, pageErrors };
+  return { context, page, leaked, refused, pageErrors };
 }
 
 const MISSING_CHROMIUM =
@@ -132,8 +142,10 @@ afterAll(async () => {
 function expectStayedOffline(opened: OfflinePage | undefined): void {
   if (opened === undefined) return; // the test itself already failed on the missing page
   const leaked = opened.leaked.splice(0);
+  const refused = opened.refused.splice(0);
   const errors = opened.pageErrors.splice(0);
   expect(leaked, `requests that left the page: ${leaked.join(", ")}`).toEqual([]);
+  expect(refused, "requests the page asked for and its security policy refused").toEqual([]);
   expect(errors).toEqual([]);
 }
 
@@ -204,9 +216,10 @@ describe("the built docs in chromium", () => {
   it("links every release's page, and the link opens it", async () => {
     const { page } = ready().docs;
     for (const release of RELEASES) {
-      expect(await page.locator(`a[href="releases/${release}.html"]`).innerText()).toBe(release);
+      // In the page's text (the release switcher above it links them too).
+      expect(await page.locator(`#redoc a[href="releases/${release}.html"]`).innerText()).toBe(release);
     }
-    await page.locator('a[href="releases/15.18.html"]').click();
+    await page.locator('#redoc a[href="releases/15.18.html"]').click();
     await page.waitForURL(/\/releases\/15\.18\.html$/);
     await expect.poll(() => page.title()).toBe("Agent service 15.18");
     await page.goBack();
@@ -280,6 +293,104 @@ describe("the page of release 17.05 in chromium", () => {
   });
 });
 
+// Every page of the site: the same release switcher (its own page marked),
+// the notice on a release older than the latest, and no broken image.
+describe("every page's release switcher, notice and images in chromium", () => {
+  const pages = [
+    { file: "index.html", title: "Agent service", release: null as string | null },
+    ...RELEASES.map((release): { file: string; title: string; release: string | null } => ({ file: `releases/${release}.html`, title: `Agent service ${release}`, release })),
+  ];
+  const latest = RELEASES.at(-1);
+  /** A link's target as a file of the site, relative to its folder ("releases/15.18.html"). */
+  const siteFile = (href: string): string => path.relative(scratch, fileURLToPath(href.replace(/#.*$/, ""))).split(path.sep).join("/");
+
+  it.each(pages)("$file: the switcher reaches every page, and every image is drawn", async (target) => {
+    const opened = await openOffline(ready().browser, path.join(scratch, target.file));
+    try {
+      const { page } = opened;
+      expect(await page.title()).toBe(target.title);
+      const links = await page
+        .getByRole("navigation", { name: "Releases" })
+        .getByRole("link")
+        .evaluateAll((anchors) => anchors.map((a) => ({ href: (a as HTMLAnchorElement).href, text: a.textContent, current: a.getAttribute("aria-current") })));
+      const toPages = links.filter((link) => !link.href.includes("#"));
+      expect(toPages.map((link) => siteFile(link.href))).toEqual(pages.map((p) => p.file));
+      expect(toPages.filter((link) => link.current === "page").map((link) => siteFile(link.href))).toEqual([target.file]);
+
+      const notice = page.getByRole("note");
+      if (target.release !== null && target.release !== latest) {
+        expect(await notice.innerText()).toContain(`This is release ${target.release}, not the latest`);
+        expect(siteFile(await notice.getByRole("link").evaluate((a) => (a as HTMLAnchorElement).href))).toBe("index.html");
+      } else {
+        expect(await notice.count()).toBe(0);
+      }
+
+      // Redoc's sidebar logo comes after its first render: wait for it, then no image may be broken.
+      await expect.poll(() => page.locator("img").count()).toBeGreaterThan(0);
+      await expect
+        .poll(() => page.evaluate(() => Array.from(document.querySelectorAll("img")).filter((image) => !image.complete || image.naturalWidth === 0).map((image) => image.src.slice(0, 80))))
+        .toEqual([]);
+
+      if (target.release === null) {
+        await page.getByRole("navigation", { name: "Releases" }).getByRole("link", { name: "Changelog" }).click();
+        await page.getByRole("heading", { level: 2, name: "Changelog" }).waitFor({ state: "visible" });
+      }
+      // Following the switcher opens the next page.
+      const next = pages[(pages.indexOf(target) + 1) % pages.length]!;
+      await page.getByRole("navigation", { name: "Releases" }).getByRole("link", { name: next.release ?? "Current contract", exact: true }).click();
+      await expect.poll(() => page.title()).toBe(next.title);
+      expectStayedOffline(opened);
+    } finally {
+      await opened.context.close();
+    }
+  });
+});
+
+// The samples of samples/, as the reader picks them on the current page.
+describe("the code samples in chromium", () => {
+  let opened: OfflinePage | undefined;
+  beforeAll(async () => {
+    opened = await openOffline(ready().browser, path.join(scratch, "index.html"));
+  });
+  afterEach(() => expectStayedOffline(opened));
+  afterAll(async () => {
+    await opened?.context.close();
+  });
+
+  it("every operation offers curl, TypeScript and Python, and shows the one picked", async () => {
+    const page = opened!.page;
+    await page.getByRole("link", { name: "agents", exact: true }).click();
+    for (const { operationId, operation } of contract.operations()) {
+      await page.getByRole("link", { name: new RegExp(`^${escapeRegExp(operation.summary as string)}\\b`) }).click();
+      const section = page.locator(`[id="agents/${operationId.toLowerCase()}"]`);
+      await section.waitFor({ state: "visible", timeout: 20_000 });
+      await section.locator('button[aria-haspopup="menu"]').filter({ hasText: /^(curl|TypeScript|Python)$/ }).click();
+      expect(await page.getByRole("menuitem").allInnerTexts(), operationId).toEqual(LANGUAGES.map((language) => language.lang));
+      await page.getByRole("menuitem", { name: "TypeScript", exact: true }).click();
+      await expect.poll(() => section.innerText(), { message: operationId }).toContain(`agentd.${operationId}(`);
+      // Leave curl picked, as a reader who comes next finds it.
+      await section.locator('button[aria-haspopup="menu"]').filter({ hasText: /^TypeScript$/ }).click();
+      await page.getByRole("menuitem", { name: "curl", exact: true }).click();
+    }
+  });
+
+  it("each webhook says it carries no token and links the receivers, which the page shows in both languages", async () => {
+    const page = opened!.page;
+    await page.getByRole("link", { name: "events", exact: true }).click();
+    for (const summary of ["An agent was paused", "An agent was unpaused"]) {
+      await page.getByRole("link", { name: new RegExp(`^${summary}\\b`) }).click();
+      const section = page.locator("[id^='events/']").filter({ has: page.getByRole("heading", { level: 2, name: summary }) });
+      await section.first().waitFor({ state: "visible", timeout: 20_000 });
+      expect(await section.first().getByText("View security details").count(), summary).toBe(0);
+      expect(await section.first().getByRole("link", { name: "Receiving webhooks" }).count(), summary).toBe(1);
+    }
+    await page.getByRole("link", { name: "Receiving webhooks" }).first().click();
+    await page.getByRole("heading", { level: 3, name: "Receiver (Python)" }).waitFor({ state: "visible" });
+    await expect.poll(() => page.getByText("hmac.compare_digest(signature, expected)").count()).toBeGreaterThan(0);
+    await expect.poll(() => page.getByText("webhook.verify(body, req.headers").count()).toBeGreaterThan(0);
+  });
+});
+
 // The network check above must be able to fail.
 describe("the network check", () => {
   it("catches Redocly's default build, which loads Redoc from its CDN", async () => {
@@ -299,7 +410,7 @@ describe("the network check", () => {
     }
   });
 
-  it("catches images, fetch and WebSockets, but not what the page's own CSP refused", async () => {
+  it("catches images, fetch and WebSockets, and records apart what the page's own CSP refused", async () => {
     const { browser } = ready();
     const leaky = path.join(scratch, "leaky.html");
     await writeFile(
@@ -324,6 +435,7 @@ describe("the network check", () => {
         "wss://leak.invalid/ws",
       ]);
       expect(b.leaked).toEqual([]);
+      await expect.poll(() => b.refused.join("\n")).toContain("https://leak.invalid/refused.png");
     } finally {
       await a.context.close();
       await b.context.close();

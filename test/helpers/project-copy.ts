@@ -1,5 +1,5 @@
 // A throwaway copy of the contract tooling (openapi.yaml, redocly.yaml and
-// its plugin, the published releases, the scripts and devkit/ they use), for tests that run the
+// its plugin, the published releases, the samples, the scripts and devkit/ they use), for tests that run the
 // release scripts on a deliberately broken contract. node_modules is linked,
 // not copied; the scripts find everything from their own location, so they
 // check the copy, never the repository.
@@ -26,7 +26,7 @@ export interface ProjectCopy {
   remove(): Promise<void>;
 }
 
-const COPIED = ["openapi.yaml", "redocly.yaml", "package.json", "plugins", "releases", "scripts", "devkit", "generated", path.join("docs", "redoc-template.hbs")];
+const COPIED = ["openapi.yaml", "redocly.yaml", "package.json", "plugins", "releases", "samples", "scripts", "devkit", "generated", path.join("docs", "redoc-template.hbs")];
 
 export async function copyProject(): Promise<ProjectCopy> {
   const dir = await mkdtemp(path.join(tmpdir(), "agentd-project-"));
