@@ -24,7 +24,12 @@ const MAX_RSS_GROWTH = 64 * 1024 * 1024;
  * pair (about 200 KB) and a 64 KB log buffer many times over, in little time.
  */
 const LONG = `/agents/by-id/1?padding=${"x".repeat(8000)}`;
-/** The same with a 2 KB log line: 50,000 of them are 100 MB of log, well past the memory bound if it were kept. */
+/**
+ * The same with a 2 KB log line: the 40,000 sent after the warm-up are 80 MB
+ * of log, past the memory bound if it were kept. (Lines longer than the
+ * socket takes at once can be cut when the process exits on a stuck reader,
+ * which the last check would then read as a torn line.)
+ */
 const MEDIUM = `/agents/by-id/1?padding=${"x".repeat(2000)}`;
 
 // One data directory for every server here, one after the other: the
@@ -141,10 +146,10 @@ describe("a reader that never reads", () => {
     // Warm-up: the JIT and the caches settle; the pipe and the 4 MB log buffer fill.
     const before = await readings(2);
     expect(before.answered).toBe(10_000);
-    const during = await readings(7);
+    const during = await readings(5);
     const after = await readings(3);
     const answered = during.answered + after.answered;
-    expect(answered).toBe(50_000);
+    expect(answered).toBe(40_000);
     const growth = after.lowest - before.lowest;
     expect(growth, `RSS grew by ${(growth / 2 ** 20).toFixed(1)} MiB`).toBeLessThan(MAX_RSS_GROWTH);
     expect((await server.call("GET", "/agents/by-id/1", { token: TOKEN })).status).toBe(200);

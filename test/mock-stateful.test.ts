@@ -276,8 +276,9 @@ describe("npm run mock -- --stateful refuses what it cannot do, before listening
     ["a real database", [], { AGENTD_DATABASE_URL: "postgres://postgres@127.0.0.1:5432/test" }, /AGENTD_DATABASE_URL is set/],
     ["an option it does not know", ["--dynamic"], {}, /--dynamic/],
   ];
+  // The script npm run mock runs, without npm in front: the refusals are the script's.
   it.each(refusals)("%s: exit 2, naming it", async (_what, args, env, message) => {
-    const result = await run("npm", ["run", "--silent", "mock", "--", "--stateful", "--port", "0", ...args], {
+    const result = await run(process.execPath, ["--import", "tsx", "scripts/mock.ts", "--stateful", "--port", "0", ...args], {
       cwd: repoRoot,
       env: { ...envWithoutAgentd(), ...env },
       timeoutMs: 60_000,

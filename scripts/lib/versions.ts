@@ -28,9 +28,16 @@ export function frozenVersion(release: string): Version {
   return { label: release, request: { root: frozenFile(release), decorators: DROP_UNUSED_COMPONENTS } };
 }
 
-/** The working openapi.yaml, taken as the next release: the view of the `main` apis entry. */
+// What the `main` apis entry adds for the docs page only (links, code
+// samples): prose and examples, never part of what a release is. A contract
+// change is judged without them, so a new operation is not refused for
+// want of its samples (samples:check asks for those).
+const DOCS_ONLY = ["agentd/release-links", "agentd/code-samples"];
+
+/** The working openapi.yaml, taken as the next release: the view of the `main` apis entry, without its docs-only decorators. */
 export function workingVersion(): Version {
-  return { label: "openapi.yaml", request: { root: contractFile, decorators: { ...apiEntry("main").decorators, ...DROP_UNUSED_COMPONENTS } } };
+  const decorators = Object.fromEntries(Object.entries(apiEntry("main").decorators ?? {}).filter(([name]) => !DOCS_ONLY.includes(name)));
+  return { label: "openapi.yaml", request: { root: contractFile, decorators: { ...decorators, ...DROP_UNUSED_COMPONENTS } } };
 }
 
 function fileVersion(label: string, file: string): Version {
