@@ -1,13 +1,14 @@
 import { defineConfig } from "vitest/config";
 import { SlowFirst } from "./test/setup/slow-first.js";
 
-// Files that flood the server (connections, log output) and measure what it
-// keeps (memory, descriptors) run alone, one after another, after the others:
-// anything running beside them would change what they measure. Every other
-// file owns its ports, directories and databases, and runs in parallel with
-// its neighbours: most of their time is spent waiting on child processes and
-// time-outs, so there are more workers than cores.
-const ALONE = ["test/floods.test.ts", "test/log-output.test.ts"];
+// Files that flood the server and measure what it keeps (the open files
+// under a connection flood, the memory under a stuck log reader) run alone,
+// one after another, after the others: anything running beside them would
+// change what they measure. Every other file owns its ports, directories and
+// databases, and runs in parallel with its neighbours: most of their time is
+// spent waiting on child processes and time-outs, so there are more workers
+// than cores.
+const ALONE = ["test/floods.test.ts", "test/log-output-memory.test.ts"];
 
 // What both projects share. Not inherited with `extends: true`, because that
 // would hand them the global setup too, and Vitest runs a global setup once

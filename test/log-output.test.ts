@@ -3,169 +3,29 @@
 // standard output is a socket pair this test process stops reading
 // (child.stdout.pause(): Node then stops reading from the socket once its
 // own 64 KiB buffer is full, and the socket's buffer fills behind it); and
-// an admin command writing into a full FIFO that nobody reads.
+// an admin command writing into a full FIFO that nobody reads. Memory under a
+// reader that never reads: test/log-output-memory.test.ts.
 import { execFileSync } from "node:child_process";
-import { closeSync, constants, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { closeSync, constants, openSync, writeSync } from "node:fs";
 import path from "node:path";
-import autocannon from "autocannon";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { suiteAgents } from "./helpers/agents.js";
-import { ownDataDir } from "./helpers/data-dir.js";
-import { runAgentd, spawnAgentd, type AgentdProcess } from "./helpers/process.js";
+import { describe, expect, it } from "vitest";
+import { lines, linesWhen, requestLines, resumed, stalled, stop, TOKEN, useLogOutputServers } from "./helpers/log-output.js";
+import { runAgentd, type AgentdProcess } from "./helpers/process.js";
 
-const TOKEN = "log-output-test-admin-token";
-const SHUTDOWN_TIMEOUT_MS = 2000;
-/** The issue's bound on memory growth under a stuck reader. */
-const MAX_RSS_GROWTH = 64 * 1024 * 1024;
 /**
  * A path whose log line is about 8 KB (the line has the URL; the answer is a
  * 400 for the unknown query parameter): a hundred of them fill the socket
  * pair (about 200 KB) and a 64 KB log buffer many times over, in little time.
  */
 const LONG = `/agents/by-id/1?padding=${"x".repeat(8000)}`;
-/**
- * The same with a 2 KB log line: the 40,000 sent after the warm-up are 80 MB
- * of log, past the memory bound if it were kept. (Lines longer than the
- * socket takes at once can be cut when the process exits on a stuck reader,
- * which the last check would then read as a torn line.)
- */
-const MEDIUM = `/agents/by-id/1?padding=${"x".repeat(2000)}`;
-
-// One data directory for every server here, one after the other: the
-// embedded database is created once.
-let dataDir: string;
-let agentd: AgentdProcess | undefined;
-
-beforeAll(async () => {
-  dataDir = mkdtempSync(path.join(tmpdir(), "agentd-log-"));
-  // The agents read below (ids 1 and 2), and no demo seed.
-  await ownDataDir(dataDir, suiteAgents());
-});
-afterEach(async () => {
-  if (agentd?.alive()) await agentd.kill("SIGKILL");
-  agentd = undefined;
-});
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
-
-async function start(env: Record<string, string> = {}): Promise<AgentdProcess> {
-  agentd = await spawnAgentd(
-    {
-      AGENTD_DATA_DIR: dataDir,
-      AGENTD_ADMIN_TOKEN: TOKEN,
-      // One JSON line per request.
-      AGENTD_LOG_LEVEL: "info",
-      AGENTD_SHUTDOWN_TIMEOUT: `${SHUTDOWN_TIMEOUT_MS}ms`,
-      ...env,
-    },
-    { cwd: dataDir },
-  );
-  return agentd;
-}
-
-/** Resident memory of a process, in bytes (VmRSS of /proc/<pid>/status). */
-function rss(pid: number): number {
-  const kib = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
-  if (kib === undefined) throw new Error(`no VmRSS for ${pid}`);
-  return Number(kib) * 1024;
-}
-
-/**
- * Sends exactly `amount` requests for `pathAndQuery` over 16 keep-alive
- * connections; resolves with how many were answered, by status class.
- */
-function load(server: AgentdProcess, pathAndQuery: string, amount: number): Promise<{ ok: number; rejected: number }> {
-  return new Promise((resolve, reject) => {
-    autocannon(
-      { url: server.url + pathAndQuery, headers: { "x-auth-token": TOKEN }, connections: 16, amount, timeout: 30 },
-      (err: Error | null, result) => (err ? reject(err) : resolve({ ok: result["2xx"], rejected: result["4xx"] })),
-    );
-  });
-}
-
-interface LogLine {
-  level: number;
-  msg: string;
-  reqId?: string;
-  statusCode?: number;
-  droppedLines?: number;
-}
-
 /** Sends `count` requests with an 8 KB log line each, one at a time. */
 async function fill(server: AgentdProcess, count: number): Promise<void> {
   for (let i = 0; i < count; i++) expect((await server.call("GET", LONG, { token: TOKEN })).status).toBe(400);
 }
 
-/** The JSON lines received so far; every line must be one. */
-function lines(server: AgentdProcess): LogLine[] {
-  return server
-    .logs()
-    .split("\n")
-    .filter((line) => line !== "")
-    .map((line) => JSON.parse(line) as LogLine);
-}
-
-/** Waits (bounded) until `ready` holds for the lines received, then returns them. */
-function linesWhen(server: AgentdProcess, ready: (all: LogLine[]) => boolean): Promise<LogLine[]> {
-  return vi.waitFor(
-    () => {
-      const all = lines(server);
-      if (!ready(all)) throw new Error(`log lines never got there; last lines:\n${server.logs().slice(-2000)}`);
-      return all;
-    },
-    { timeout: 30_000, interval: 100 },
-  );
-}
-
-/** Sends SIGTERM and resolves with how the process ended and how long it took. */
-async function stop(server: AgentdProcess): Promise<{ code: number | null; ms: number }> {
-  const sent = performance.now();
-  const { code } = await server.kill("SIGTERM");
-  return { code, ms: performance.now() - sent };
-}
-
-const requestLines = (all: LogLine[]) => all.filter((line) => line.reqId !== undefined);
-const stalled = (all: LogLine[]) => all.filter((line) => line.msg.startsWith("log output stalled"));
-const resumed = (all: LogLine[]) => all.filter((line) => line.msg.startsWith("log output resumed"));
+const { start, dataDir } = useLogOutputServers();
 
 describe("a reader that never reads", () => {
-  it("keeps serving with bounded memory, and SIGTERM still exits within AGENTD_SHUTDOWN_TIMEOUT + 5 s", async () => {
-    const server = await start();
-    server.child.stdout!.pause();
-    // RSS swings by tens of MB with the garbage collector's cycle, so the
-    // memory kept is read as the lowest of a few readings, before and after.
-    const readings = async (rounds: number): Promise<{ answered: number; lowest: number }> => {
-      let answered = 0;
-      let lowest = Infinity;
-      for (let i = 0; i < rounds; i++) {
-        answered += (await load(server, MEDIUM, 5_000)).rejected;
-        lowest = Math.min(lowest, rss(server.pid));
-      }
-      return { answered, lowest };
-    };
-    // Warm-up: the JIT and the caches settle; the pipe and the 4 MB log buffer fill.
-    const before = await readings(2);
-    expect(before.answered).toBe(10_000);
-    const during = await readings(5);
-    const after = await readings(3);
-    const answered = during.answered + after.answered;
-    expect(answered).toBe(40_000);
-    const growth = after.lowest - before.lowest;
-    expect(growth, `RSS grew by ${(growth / 2 ** 20).toFixed(1)} MiB`).toBeLessThan(MAX_RSS_GROWTH);
-    expect((await server.call("GET", "/agents/by-id/1", { token: TOKEN })).status).toBe(200);
-
-    const { code, ms } = await stop(server);
-    expect(code).toBe(0);
-    expect(ms).toBeLessThan(SHUTDOWN_TIMEOUT_MS + 5_000);
-
-    // What the socket held, read now: far fewer lines than requests, so the
-    // output really was stuck (not read in time by a busy test process).
-    const stdout = server.child.stdout!;
-    stdout.resume();
-    if (!stdout.readableEnded) await new Promise((resolve) => stdout.once("end", resolve));
-    expect(requestLines(lines(server)).length).toBeLessThan(answered / 2);
-  }, 300_000);
-
   it("a second SIGTERM during the stop exits at once, with code 1", async () => {
     const server = await start();
     const stdout = server.child.stdout!;
@@ -264,7 +124,7 @@ describe("a healthy reader", () => {
 
 describe("an admin command whose standard output is full and never read", () => {
   it("gives up within its deadline: exit code 1, the reason on standard error", async () => {
-    const fifo = path.join(dataDir, "stalled.fifo");
+    const fifo = path.join(dataDir(), "stalled.fifo");
     execFileSync("mkfifo", [fifo]);
     // The read end stays open here and is never read; the pipe is filled first.
     const readEnd = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK);
@@ -274,7 +134,7 @@ describe("an admin command whose standard output is full and never read", () => 
     const writeEnd = openSync(fifo, constants.O_WRONLY);
     try {
       // Killed (code null) if it had not ended within 30 s.
-      const result = await runAgentd(["token", "create", "--acl", "agentd.#"], { AGENTD_DATA_DIR: dataDir }, { cwd: dataDir, stdout: writeEnd, timeoutMs: 30_000 });
+      const result = await runAgentd(["token", "create", "--acl", "agentd.#"], { AGENTD_DATA_DIR: dataDir() }, { cwd: dataDir(), stdout: writeEnd, timeoutMs: 30_000 });
       expect(result.code, result.stderr).toBe(1);
       expect(result.stderr).toMatch(/^agentd: standard output not written within \d+ ms/m);
     } finally {
