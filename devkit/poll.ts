@@ -35,3 +35,15 @@ export async function poll<T>(probe: () => Promise<T | undefined>, options: Poll
     await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 50));
   }
 }
+
+/** Waits until `url` gives any HTTP answer (a 404 too: the server is serving), as Prism's starters do. */
+export function untilAnswering(url: string, options: Omit<PollOptions, "intervalMs">): Promise<{ value: number; waitedMs: number }> {
+  return poll(
+    async () => {
+      const response = await fetch(url, { signal: AbortSignal.timeout(1_000) });
+      await response.body?.cancel();
+      return response.status;
+    },
+    { ...options, intervalMs: 150 },
+  );
+}

@@ -12,7 +12,7 @@ import { randomBytes } from "node:crypto";
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { pino } from "pino";
-import { poll } from "../devkit/poll.js";
+import { untilAnswering } from "../devkit/poll.js";
 import { freePort } from "../devkit/ports.js";
 import type { Config } from "../server/config/config.js";
 import { CONTRACT, CONTRACT_PATH } from "../server/contract.js";
@@ -97,14 +97,7 @@ async function startPrismProxy(projectRoot: string, upstream: string): Promise<P
   };
   const url = `http://127.0.0.1:${port}`;
   try {
-    await poll(
-      async () => {
-        const response = await fetch(`${url}/`, { signal: AbortSignal.timeout(1_000) });
-        await response.body?.cancel();
-        return response.status;
-      },
-      { what: "Prism's proxy", timeoutMs: 60_000, intervalMs: 150, abortIf: () => (gone ? `exited before answering:\n${log}` : null) },
-    );
+    await untilAnswering(`${url}/`, { what: "Prism's proxy", timeoutMs: 60_000, abortIf: () => (gone ? `exited before answering:\n${log}` : null) });
   } catch (err) {
     await stop();
     throw err;

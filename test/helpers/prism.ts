@@ -27,7 +27,7 @@
 // `errors: true` a response that breaks the contract becomes a Prism error.
 import { spawn } from "node:child_process";
 import path from "node:path";
-import { poll } from "../../devkit/poll.js";
+import { untilAnswering } from "../../devkit/poll.js";
 import { freePort } from "../../devkit/ports.js";
 import { repoRoot } from "../../devkit/root.js";
 import { contractPath } from "./contract.js";
@@ -158,14 +158,7 @@ async function startOn(port: number, options: PrismOptions, extraArgs: string[])
 // Any HTTP answer (even Prism's 404 for `/`) means Prism is serving.
 async function waitUntilAnswering(url: string, hasExited: () => boolean, log: () => string): Promise<void> {
   try {
-    await poll(
-      async () => {
-        const response = await fetch(`${url}/`, { signal: AbortSignal.timeout(1_000) });
-        await response.body?.cancel();
-        return response.status;
-      },
-      { what: `prism on ${url}`, timeoutMs: START_TIMEOUT_MS, intervalMs: 150, abortIf: () => (hasExited() ? "exited before answering" : null) },
-    );
+    await untilAnswering(`${url}/`, { what: `prism on ${url}`, timeoutMs: START_TIMEOUT_MS, abortIf: () => (hasExited() ? "exited before answering" : null) });
   } catch (error) {
     throw new Error(`${(error as Error).message}:\n${log()}`, { cause: error });
   }
