@@ -304,41 +304,45 @@ describe("every page's release switcher, notice and images in chromium", () => {
   /** A link's target as a file of the site, relative to its folder ("releases/15.18.html"). */
   const siteFile = (href: string): string => path.relative(scratch, fileURLToPath(href.replace(/#.*$/, ""))).split(path.sep).join("/");
 
-  it.each(pages)("$file: the switcher reaches every page, and every image is drawn", async (target) => {
-    const opened = await openOffline(ready().browser, path.join(scratch, target.file));
+  // One walk through the site by its own switcher: each page is checked on
+  // arrival, and its switcher's link to the next page is what opens it.
+  it("the switcher on every page links every page and marks its own, an older release says it is not the latest, no image is broken, and following it walks the whole site", async () => {
+    const opened = await openOffline(ready().browser, path.join(scratch, "index.html"));
     try {
       const { page } = opened;
-      expect(await page.title()).toBe(target.title);
-      const links = await page
-        .getByRole("navigation", { name: "Releases" })
-        .getByRole("link")
-        .evaluateAll((anchors) => anchors.map((a) => ({ href: (a as HTMLAnchorElement).href, text: a.textContent, current: a.getAttribute("aria-current") })));
-      const toPages = links.filter((link) => !link.href.includes("#"));
-      expect(toPages.map((link) => siteFile(link.href))).toEqual(pages.map((p) => p.file));
-      expect(toPages.filter((link) => link.current === "page").map((link) => siteFile(link.href))).toEqual([target.file]);
+      const switcher = page.getByRole("navigation", { name: "Releases" });
+      for (const [at, target] of pages.entries()) {
+        await expect.poll(() => page.title(), { message: target.file }).toBe(target.title);
+        const links = await switcher
+          .getByRole("link")
+          .evaluateAll((anchors) => anchors.map((a) => ({ href: (a as HTMLAnchorElement).href, current: a.getAttribute("aria-current") })));
+        const toPages = links.filter((link) => !link.href.includes("#"));
+        expect(toPages.map((link) => siteFile(link.href)), target.file).toEqual(pages.map((p) => p.file));
+        expect(toPages.filter((link) => link.current === "page").map((link) => siteFile(link.href)), target.file).toEqual([target.file]);
 
-      const notice = page.getByRole("note");
-      if (target.release !== null && target.release !== latest) {
-        expect(await notice.innerText()).toContain(`This is release ${target.release}, not the latest`);
-        expect(siteFile(await notice.getByRole("link").evaluate((a) => (a as HTMLAnchorElement).href))).toBe("index.html");
-      } else {
-        expect(await notice.count()).toBe(0);
+        const notice = page.getByRole("note");
+        if (target.release !== null && target.release !== latest) {
+          expect(await notice.innerText(), target.file).toContain(`This is release ${target.release}, not the latest`);
+          expect(siteFile(await notice.getByRole("link").evaluate((a) => (a as HTMLAnchorElement).href)), target.file).toBe("index.html");
+        } else {
+          expect(await notice.count(), target.file).toBe(0);
+        }
+
+        // Redoc's sidebar logo comes after its first render: wait for it, then no image may be broken.
+        await expect.poll(() => page.locator("img").count(), { message: target.file }).toBeGreaterThan(0);
+        await expect
+          .poll(() => page.evaluate(() => Array.from(document.querySelectorAll("img")).filter((image) => !image.complete || image.naturalWidth === 0).map((image) => image.src.slice(0, 80))), { message: target.file })
+          .toEqual([]);
+
+        if (target.release === null) {
+          await switcher.getByRole("link", { name: "Changelog" }).click();
+          await page.getByRole("heading", { level: 2, name: "Changelog" }).waitFor({ state: "visible" });
+        }
+        const next = pages[(at + 1) % pages.length]!;
+        await switcher.getByRole("link", { name: next.release ?? "Current contract", exact: true }).click();
       }
-
-      // Redoc's sidebar logo comes after its first render: wait for it, then no image may be broken.
-      await expect.poll(() => page.locator("img").count()).toBeGreaterThan(0);
-      await expect
-        .poll(() => page.evaluate(() => Array.from(document.querySelectorAll("img")).filter((image) => !image.complete || image.naturalWidth === 0).map((image) => image.src.slice(0, 80))))
-        .toEqual([]);
-
-      if (target.release === null) {
-        await page.getByRole("navigation", { name: "Releases" }).getByRole("link", { name: "Changelog" }).click();
-        await page.getByRole("heading", { level: 2, name: "Changelog" }).waitFor({ state: "visible" });
-      }
-      // Following the switcher opens the next page.
-      const next = pages[(pages.indexOf(target) + 1) % pages.length]!;
-      await page.getByRole("navigation", { name: "Releases" }).getByRole("link", { name: next.release ?? "Current contract", exact: true }).click();
-      await expect.poll(() => page.title()).toBe(next.title);
+      // Back where the walk began.
+      await expect.poll(() => page.title()).toBe(pages[0]!.title);
       expectStayedOffline(opened);
     } finally {
       await opened.context.close();

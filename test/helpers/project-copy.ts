@@ -21,7 +21,7 @@ export interface ProjectCopy {
   /** Parses `file` (YAML) of the copy, lets `edit` change it, writes it back. */
   editYaml(file: string, edit: (document: any) => void): Promise<void>;
   editContract(edit: (document: OpenApiDocument) => void): Promise<void>;
-  /** Runs scripts/<script>.ts of the copy with tsx; never throws on a non-zero exit. */
+  /** Runs scripts/<script>.ts of the copy with the tsx loader; never throws on a non-zero exit. */
   run(script: string, args?: string[]): Promise<RunResult>;
   remove(): Promise<void>;
 }
@@ -46,7 +46,8 @@ export async function copyProject(): Promise<ProjectCopy> {
     editYaml,
     editContract: (edit) => editYaml("openapi.yaml", edit),
     run: (script, args = []) =>
-      run(path.join(dir, "node_modules", ".bin", "tsx"), [path.join("scripts", `${script}.ts`), ...args], {
+      // tsx as a loader of one node process (its CLI would start a second one).
+      run(process.execPath, ["--import", "tsx", path.join("scripts", `${script}.ts`), ...args], {
         cwd: dir,
         timeoutMs: 300_000,
         env: { ...process.env, NO_COLOR: "1" },
