@@ -70,6 +70,20 @@ function matches(template, path) {
   return new RegExp(`^${pattern}$`).test(path);
 }
 
+/**
+ * Each operation of `paths` or `webhooks`, with its path (or webhook name) and method.
+ * @param {Record<string, Record<string, Operation>> | undefined} items
+ * @returns {Generator<[string, string, Operation]>}
+ */
+function* operationsOf(items) {
+  for (const [key, item] of Object.entries(items ?? {})) {
+    for (const method of METHODS) {
+      const operation = item[method];
+      if (operation !== undefined) yield [key, method, operation];
+    }
+  }
+}
+
 /** @param {string} file */
 function read(file) {
   const url = new URL(file, samplesDir);
@@ -89,43 +103,35 @@ export function codeSamples(root) {
   const problems = [];
   /** @type {Operation[]} */
   const webhooks = [];
-  for (const [template, item] of Object.entries(root.paths ?? {})) {
-    for (const method of METHODS) {
-      const operation = item[method];
-      if (operation === undefined) continue;
-      /** @type {CodeSample[]} */
-      const list = [];
-      for (const { lang, dir, ext } of LANGUAGES) {
-        const file = `${dir}/${String(operation.operationId)}.${ext}`;
-        const source = read(file);
-        if (source === null) {
-          problems.push(`samples/${file} is missing: every operation has a ${lang} sample (${method.toUpperCase()} ${template})`);
-          continue;
-        }
-        const request = sampleRequest(lang, source);
-        if (lang !== "TypeScript" && (request === null || request.method !== method || !matches(template, request.path))) {
-          const sent = request === null ? "no request the check can read" : `${request.method.toUpperCase()} ${request.path}`;
-          problems.push(`samples/${file} sends ${sent}, not its operation's ${method.toUpperCase()} ${template}`);
-        }
-        list.push({ lang, label: lang, source: source.trimEnd() });
+  for (const [template, method, operation] of operationsOf(root.paths)) {
+    /** @type {CodeSample[]} */
+    const list = [];
+    for (const { lang, dir, ext } of LANGUAGES) {
+      const file = `${dir}/${String(operation.operationId)}.${ext}`;
+      const source = read(file);
+      if (source === null) {
+        problems.push(`samples/${file} is missing: every operation has a ${lang} sample (${method.toUpperCase()} ${template})`);
+        continue;
       }
-      samples.set(operation, list);
+      const request = sampleRequest(lang, source);
+      if (lang !== "TypeScript" && (request === null || request.method !== method || !matches(template, request.path))) {
+        const sent = request === null ? "no request the check can read" : `${request.method.toUpperCase()} ${request.path}`;
+        problems.push(`samples/${file} sends ${sent}, not its operation's ${method.toUpperCase()} ${template}`);
+      }
+      list.push({ lang, label: lang, source: source.trimEnd() });
     }
+    samples.set(operation, list);
   }
-  for (const [name, item] of Object.entries(root.webhooks ?? {})) {
-    for (const method of METHODS) {
-      const operation = item[method];
-      if (operation === undefined) continue;
-      /** @type {CodeSample[]} */
-      const list = [];
-      for (const { lang, label, file } of RECEIVERS) {
-        const source = read(file);
-        if (source === null) problems.push(`samples/${file} is missing: the receiver of the webhook ${name}`);
-        else list.push({ lang, label, source: source.trimEnd() });
-      }
-      samples.set(operation, list);
-      webhooks.push(operation);
+  for (const [name, , operation] of operationsOf(root.webhooks)) {
+    /** @type {CodeSample[]} */
+    const list = [];
+    for (const { lang, label, file } of RECEIVERS) {
+      const source = read(file);
+      if (source === null) problems.push(`samples/${file} is missing: the receiver of the webhook ${name}`);
+      else list.push({ lang, label, source: source.trimEnd() });
     }
+    samples.set(operation, list);
+    webhooks.push(operation);
   }
   return { samples, webhooks, problems };
 }
