@@ -38,6 +38,8 @@ export interface StatefulMockOptions {
 export interface StatefulMock {
   url: string;
   agents: number;
+  /** Resolves, with what Prism said last, when Prism exits: unless the mock is closing, it cannot answer any more. */
+  prismExited: Promise<string>;
   close(): Promise<void>;
 }
 
@@ -65,11 +67,13 @@ export async function startStatefulMock(options: StatefulMockOptions): Promise<S
     await close();
     throw err;
   }
-  return { url: front.url, agents: fleet.agents.length, close };
+  return { url: front.url, agents: fleet.agents.length, prismExited: prism.exited, close };
 }
 
 interface PrismProxy {
   url: string;
+  /** Resolves with Prism's last words when it exits, whoever stopped it. */
+  exited: Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -102,5 +106,5 @@ async function startPrismProxy(projectRoot: string, upstream: string): Promise<P
     await stop();
     throw err;
   }
-  return { url, stop };
+  return { url, exited: exited.then(() => log), stop };
 }

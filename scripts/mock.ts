@@ -125,6 +125,14 @@ async function stateful(release: string | undefined): Promise<void> {
     ].join("\n"),
   );
   let stopping = false;
+  // Without Prism nothing answers: stop rather than serve errors.
+  void mock.prismExited.then(async (log) => {
+    if (stopping) return;
+    console.error(`npm run mock: Prism exited; stopping the mock.\n${log}`);
+    stopping = true;
+    await mock.close();
+    process.exit(1);
+  });
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.on(signal, () => {
       if (stopping) return;

@@ -262,6 +262,17 @@ describe("npm run mock -- --stateful --agents 1000 --delay 600ms", () => {
     const agent = await call(mock.url, "GET", "/agents/by-number/1001");
     expect(agent.json).toMatchObject({ paused: false, paused_reason: null });
   });
+
+  it("stops, saying so, when its Prism dies: it would answer nothing but errors", async () => {
+    const running = mock!;
+    // Prism runs in the mock's process group (so the terminal's Ctrl-C reaches it).
+    const listing = await run("ps", ["-o", "pid=,args=", "-g", String(running.pid)]);
+    const prism = listing.stdout.split("\n").find((line) => line.includes("prism proxy"));
+    expect(prism, listing.stdout).toBeDefined();
+    process.kill(Number(prism!.trim().split(/\s+/)[0]), "SIGKILL");
+    await expect.poll(() => groupAlive(running.pid), { timeout: 10_000, interval: 100 }).toBe(false);
+    expect(running.output()).toContain("npm run mock: Prism exited; stopping the mock.");
+  });
 });
 
 describe("npm run mock -- --stateful refuses what it cannot do, before listening", () => {
