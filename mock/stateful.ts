@@ -15,8 +15,8 @@ import { pino } from "pino";
 import { untilAnswering } from "../devkit/poll.js";
 import { freePort } from "../devkit/ports.js";
 import type { Config } from "../server/config/config.js";
-import { CONTRACT, CONTRACT_PATH } from "../server/contract.js";
-import { exampleFleet, sizedFleet } from "./fleet.js";
+import { CONTRACT_PATH } from "../server/contract.js";
+import type { Fleet } from "./fleet.js";
 import { startFrontDoor, type FrontDoor } from "./front-door.js";
 import { startMockUpstream, type MockUpstream } from "./upstream.js";
 
@@ -26,8 +26,8 @@ export const LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1"];
 export interface StatefulMockOptions {
   host: string;
   port: number;
-  /** null: exactly the contract's AgentList example. */
-  agents: number | null;
+  /** The agents it starts with (fleet.ts). */
+  fleet: Fleet;
   delayMs: number;
   /** The server's configuration, for its events (webhooks, bus) and limits. */
   config: Config;
@@ -37,7 +37,6 @@ export interface StatefulMockOptions {
 
 export interface StatefulMock {
   url: string;
-  agents: number;
   /** Resolves, with what Prism said last, when Prism exits: unless the mock is closing, it cannot answer any more. */
   prismExited: Promise<string>;
   close(): Promise<void>;
@@ -47,8 +46,7 @@ export interface StatefulMock {
 export const generateWebhookSecret = (): string => `whsec_${randomBytes(32).toString("base64")}`;
 
 export async function startStatefulMock(options: StatefulMockOptions): Promise<StatefulMock> {
-  const example = exampleFleet(CONTRACT);
-  const fleet = options.agents === null ? example : sizedFleet(example, options.agents);
+  const { fleet } = options;
   // The service's own log goes to standard error, warnings only: a failed delivery shows.
   const logger = pino({ level: "warn" }, pino.destination(2));
   let upstream: MockUpstream | undefined;
@@ -67,7 +65,7 @@ export async function startStatefulMock(options: StatefulMockOptions): Promise<S
     await close();
     throw err;
   }
-  return { url: front.url, agents: fleet.agents.length, prismExited: prism.exited, close };
+  return { url: front.url, prismExited: prism.exited, close };
 }
 
 interface PrismProxy {

@@ -16,6 +16,8 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { duration } from "../server/config/parsers.js";
 import { loadConfig } from "../server/config/load.js";
+import { CONTRACT } from "../server/contract.js";
+import { exampleFleet, sizedFleet } from "../mock/fleet.js";
 import { MAX_DELAY_MS } from "../mock/front-door.js";
 import { generateWebhookSecret, LOOPBACK_HOSTS, startStatefulMock } from "../mock/stateful.js";
 import { contractFile, frozenFile, frozenReleases, projectRoot } from "./lib/project.js";
@@ -77,9 +79,13 @@ async function stateful(release: string | undefined): Promise<void> {
   }
   const port = Number(options.port);
   if (!/^\d+$/.test(options.port) || port > 65_535) refuse(`--port ${options.port}: must be a port number from 0 to 65535`);
-  let agents: number | null = null;
+  let fleet = exampleFleet(CONTRACT);
   if (options.agents !== undefined) {
-    agents = /^\d+$/.test(options.agents) ? Number(options.agents) : NaN;
+    try {
+      fleet = sizedFleet(fleet, /^\d+$/.test(options.agents) ? Number(options.agents) : NaN);
+    } catch (err) {
+      refuse(`--agents ${options.agents}: ${(err as Error).message}`);
+    }
   }
   let delayMs = 0;
   if (options.delay !== undefined) {
@@ -102,9 +108,8 @@ async function stateful(release: string | undefined): Promise<void> {
 
   let mock;
   try {
-    mock = await startStatefulMock({ host: options.host, port, agents, delayMs, config: loaded.config, projectRoot });
+    mock = await startStatefulMock({ host: options.host, port, fleet, delayMs, config: loaded.config, projectRoot });
   } catch (err) {
-    if (err instanceof RangeError) refuse(`--agents ${options.agents}: ${err.message}`);
     console.error(`npm run mock: the stateful mock could not start: ${(err as Error).message}`);
     process.exit(1);
   }
@@ -117,7 +122,7 @@ async function stateful(release: string | undefined): Promise<void> {
       `agentd stateful mock on ${mock.url}: Prism validating every request against openapi.yaml, the service's own code behind it`,
       `  try:     curl -H 'X-Auth-Token: any' ${mock.url}/agents`,
       `  tokens:  any non-empty X-Auth-Token, with every permission; none gets 401`,
-      `  agents:  ${mock.agents}${agents === null ? " (the contract's AgentList example)" : ""}, in memory: every start is fresh`,
+      `  agents:  ${fleet.agents.length}${options.agents === undefined ? " (the contract's AgentList example)" : ""}, in memory: every start is fresh`,
       `  events:  ${sinks.length === 0 ? "none (set AGENTD_WEBHOOK_URLS and/or AGENTD_BUS_URL)" : sinks.join("; ")}`,
       ...(events.webhookUrls.length > 0 ? [`  secret:  ${events.webhookSecret}${generatedSecret === null ? " (AGENTD_WEBHOOK_SECRET)" : " (generated for this start)"}`] : []),
       `  delay:   ${delayMs === 0 ? "none" : `${delayMs} ms`} (--delay for every answer, Prefer: delay=<ms> for one)`,
