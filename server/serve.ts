@@ -6,10 +6,12 @@ import { lockDataDir, type DataDirLock } from "./admin/lock.js";
 import { runAdmin } from "./admin/run-admin.js";
 import { EmbeddedVerifier } from "./auth/embedded.js";
 import { ExternalVerifier } from "./auth/external.js";
-import type { TokenVerifier } from "./auth/verifier.js";
+import type { CheckBudget, TokenVerifier } from "./auth/verifier.js";
 import type { Config } from "./config/config.js";
 import { BASE_PATH } from "./contract.js";
 import { createApp } from "./http/app.js";
+import { burstyLimiter } from "./http/bursty-limiter.js";
+import { limitConnections } from "./http/connection-limits.js";
 import { answerClientErrors } from "./http/parser-errors.js";
 import { startOpsListener, type OpsListener } from "./ops/listener.js";
 import { readBuildInfo } from "./ops/build-info.js";
@@ -69,6 +71,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
           cacheSize: config.authCacheSize,
           log: logger,
           ...(metrics ? { onCacheHit: () => metrics.authCacheHit() } : {}),
+          ...(config.authCheckLimit ? { checkBudget: checkBudget(config.authCheckLimit) } : {}),
         })
       : new EmbeddedVerifier(stores.tokens);
     const certificate = await loadOrCreateCertificate({
@@ -101,7 +104,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     // Bounded waits, so a slow or stalled client cannot hold a connection forever.
     server.headersTimeout = 10_000;
     server.requestTimeout = 30_000;
-    server.keepAliveTimeout = 5_000;
+    limitConnections(server, config);
     server.on("tlsClientError", (err) => logger.debug({ err: err.message }, "TLS handshake failed"));
     answerClientErrors(server);
 
@@ -155,6 +158,12 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     await lock?.release();
     throw err;
   }
+}
+
+/** One budget for the whole instance: it protects the auth service, not a client. */
+function checkBudget({ perSecond, burst }: { perSecond: number; burst: number }): CheckBudget {
+  const limiter = burstyLimiter("auth-checks", perSecond, burst);
+  return () => limiter.take("all");
 }
 
 /**

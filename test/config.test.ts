@@ -39,8 +39,11 @@ describe("defaults", () => {
       validateResponses: false,
       bodyLimitBytes: 16_384,
       rateLimit: { perSecond: 100, burst: 200 },
+      authCheckLimit: { perSecond: 100, burst: 200 },
       corsOrigins: [],
       tlsHandshakeTimeoutMs: 10_000,
+      idleTimeoutMs: 30_000,
+      maxConnections: null,
       dbTimeoutMs: 5000,
       shutdownTimeoutMs: 10_000,
       opsHost: "127.0.0.1",
@@ -120,6 +123,10 @@ describe("valid values", () => {
       AGENTD_RATE_BURST: "10",
       AGENTD_CORS_ORIGINS: "https://app.example.com, http://localhost:5173",
       AGENTD_TLS_HANDSHAKE_TIMEOUT: "3s",
+      AGENTD_IDLE_TIMEOUT: "12s",
+      AGENTD_MAX_CONNECTIONS: "300",
+      AGENTD_AUTH_CHECK_RATE: "20",
+      AGENTD_AUTH_CHECK_BURST: "150",
       AGENTD_DB_TIMEOUT: "1m",
       AGENTD_SHUTDOWN_TIMEOUT: "2s",
       AGENTD_LOG_LEVEL: "debug",
@@ -152,8 +159,11 @@ describe("valid values", () => {
       validateResponses: true,
       bodyLimitBytes: 1_048_576,
       rateLimit: { perSecond: 10, burst: 10 },
+      authCheckLimit: { perSecond: 20, burst: 150 },
       corsOrigins: ["https://app.example.com", "http://localhost:5173"],
       tlsHandshakeTimeoutMs: 3000,
+      idleTimeoutMs: 12_000,
+      maxConnections: 300,
       dbTimeoutMs: 60_000,
       shutdownTimeoutMs: 2000,
       opsHost: "10.0.0.5",
@@ -199,6 +209,12 @@ describe("valid values", () => {
     expect(ok({ AGENTD_RATE_BURST: "150" }).rateLimit).toEqual({ perSecond: 100, burst: 150 });
   });
 
+  it("AGENTD_AUTH_CHECK_RATE=0 lifts the cap on auth checks; the burst defaults to twice the rate, at least 100", () => {
+    expect(ok({ AGENTD_AUTH_CHECK_RATE: "0" }).authCheckLimit).toBeNull();
+    expect(ok({ AGENTD_AUTH_CHECK_RATE: "10" }).authCheckLimit).toEqual({ perSecond: 10, burst: 100 });
+    expect(ok({ AGENTD_AUTH_CHECK_RATE: "400" }).authCheckLimit).toEqual({ perSecond: 400, burst: 800 });
+  });
+
   it("resolves a relative data directory against the working directory", () => {
     expect(ok({}, "/tmp/elsewhere").dataDir).toBe("/tmp/elsewhere/data");
     expect(loadConfig({}).ok && (loadConfig({}) as { config: Config }).config.dataDir).toBe(resolve("data"));
@@ -237,6 +253,10 @@ describe("bad values name their variable", () => {
     ["AGENTD_RATE_LIMIT", "1.5", /integer/],
     ["AGENTD_RATE_BURST", "50", /at least AGENTD_RATE_LIMIT \(100\)/],
     ["AGENTD_RATE_BURST", "lots", /integer/],
+    ["AGENTD_AUTH_CHECK_RATE", "-1", /integer/],
+    ["AGENTD_AUTH_CHECK_BURST", "99", /at least AGENTD_AUTH_CHECK_RATE \(100\)/],
+    ["AGENTD_IDLE_TIMEOUT", "0", /duration/],
+    ["AGENTD_MAX_CONNECTIONS", "0", /integer from 1/],
     ["AGENTD_CORS_ORIGINS", "https://app.example.com/", /not an origin/],
     ["AGENTD_CORS_ORIGINS", "app.example.com", /not an origin/],
     ["AGENTD_CORS_ORIGINS", "*,https://a.example", /cannot be combined/],

@@ -1,30 +1,38 @@
-// A flood of silent connections must not take the service down, through
-// real parts: more idle TCP connections than the process may have files,
-// never starting a TLS handshake, are closed after
-// AGENTD_TLS_HANDSHAKE_TIMEOUT, and a real client gets its 200 again while
-// the flood's sockets are still held open by the test. It runs alone
-// (vitest.config.ts): it counts the process's open files. Made-up tokens
-// are in test/rate-budget.test.ts.
+// Floods of silent connections must not take the service down, through real
+// parts: a server limited to FILE_LIMIT open files, flooded with more
+// connections than that, which never start a TLS handshake, or finish it
+// and then send nothing. The connection cap (AGENTD_MAX_CONNECTIONS'
+// default) keeps descriptors free for the database and the relay
+// throughout, the handshake and idle time-outs close the flood's
+// connections, and then a real client gets its 200 and a pause commits and
+// is delivered. It runs alone (vitest.config.ts): it counts the process's
+// open files. Made-up tokens are in test/rate-budget.test.ts; the keep-alive
+// time-out in test/connections.test.ts.
 import { readdirSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import https from "node:https";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import tls from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SUITE_AGENTS } from "./helpers/agents.js";
 import { ownDataDir } from "./helpers/data-dir.js";
 import { spawnAgentd, type AgentdProcess } from "./helpers/process.js";
+import { startWebhookReceiver, type WebhookReceiver } from "./helpers/webhook-receiver.js";
 
-/** The one agent the server holds: what the real client reads. */
+/** What the real client reads and pauses. */
 const AGENT = SUITE_AGENTS.pausable;
 
-// Long enough for the flood to be opened and seen before the bound, short
-// enough to keep the test quick; the real client must succeed within it plus SLACK_MS.
-const HANDSHAKE_BOUND_MS = 5_000;
+// Long enough for a flood to be opened and seen before the bound, short
+// enough to keep the test quick; every wait below is that bound plus SLACK_MS.
+const HANDSHAKE_BOUND_MS = 4_000;
+const IDLE_BOUND_MS = 3_000;
 const SLACK_MS = 10_000;
 const FILE_LIMIT = 512;
-const FLOOD = 700;
+/** What the server keeps for everything but API connections (server/http/connection-limits.ts). */
+const RESERVED = 256;
+const WEBHOOK_SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 
 /** One GET on a fresh connection, trusting the server's certificate; the status, or the error's code. */
 function tryOnce(agentd: AgentdProcess, ca: string, token: string): Promise<number | string> {
@@ -45,46 +53,77 @@ function tryOnce(agentd: AgentdProcess, ca: string, token: string): Promise<numb
   });
 }
 
+/** Tries until the real client gets 200, for at most `withinMs`; every answer on the way. */
+async function untilServed(agentd: AgentdProcess, ca: string, token: string, withinMs: number): Promise<(number | string)[]> {
+  const started = performance.now();
+  const attempts: (number | string)[] = [];
+  while (performance.now() - started < withinMs) {
+    const answer = await tryOnce(agentd, ca, token);
+    attempts.push(answer);
+    if (answer === 200) break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return attempts;
+}
+
 function openFiles(pid: number): number {
   return readdirSync(`/proc/${pid}/fd`).length;
 }
 
-describe.skipIf(process.platform !== "linux")("idle connections that never start TLS", () => {
+/** The operator listener's /readyz: 200 when the database answers. It needs a descriptor of its own. */
+async function readyz(agentd: AgentdProcess): Promise<number | string> {
+  try {
+    return (await fetch(`${agentd.opsUrl}/readyz`, { signal: AbortSignal.timeout(5_000) })).status;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+describe.skipIf(process.platform !== "linux")("connection floods against a server limited to 512 open files", () => {
   const token = "flood-admin-token-0123456789abcdef";
   let tmp: string;
   let agentd: AgentdProcess;
+  let receiver: WebhookReceiver;
   let ca: string;
 
   beforeAll(async () => {
     tmp = await mkdtemp(path.join(tmpdir(), "agentd-flood-"));
+    receiver = await startWebhookReceiver();
     await ownDataDir(path.join(tmp, "data"), [AGENT]);
     agentd = await spawnAgentd(
-      { AGENTD_ADMIN_TOKEN: token, AGENTD_DATA_DIR: path.join(tmp, "data"), AGENTD_TLS_HANDSHAKE_TIMEOUT: `${HANDSHAKE_BOUND_MS}ms` },
+      {
+        AGENTD_ADMIN_TOKEN: token,
+        AGENTD_DATA_DIR: path.join(tmp, "data"),
+        AGENTD_TLS_HANDSHAKE_TIMEOUT: `${HANDSHAKE_BOUND_MS}ms`,
+        AGENTD_IDLE_TIMEOUT: `${IDLE_BOUND_MS}ms`,
+        AGENTD_WEBHOOK_URLS: receiver.url,
+        AGENTD_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      },
       { cwd: tmp, fileLimit: FILE_LIMIT },
     );
     ca = await readFile(agentd.certPath, "utf8");
   }, 120_000);
   afterAll(async () => {
     if (agentd?.alive()) await agentd.kill("SIGKILL");
+    await receiver?.close();
     await rm(tmp, { recursive: true, force: true });
   });
 
-  it(`more than ${FILE_LIMIT} of them: closed after the bound, and a real client gets its 200 while they are held`, async () => {
+  it("700 that never start TLS: capped below the file limit, closed after the handshake bound, then served", async () => {
     expect(await tryOnce(agentd, ca, token)).toBe(200);
     const { port, hostname } = new URL(agentd.url);
 
     const flood: net.Socket[] = [];
     let peak = 0;
-    const opened = performance.now();
     try {
       await Promise.all(
         Array.from(
-          { length: FLOOD },
+          { length: 700 },
           () =>
             new Promise<void>((resolve) => {
               const socket = net.connect({ port: Number(port), host: hostname });
               flood.push(socket);
-              // Connected, or refused/reset by a server out of files: either way it was tried.
+              // Connected, or refused by the cap: either way it was tried.
               socket.once("connect", () => {
                 peak = Math.max(peak, openFiles(agentd.pid));
                 resolve();
@@ -95,23 +134,76 @@ describe.skipIf(process.platform !== "linux")("idle connections that never start
         ),
       );
       peak = Math.max(peak, openFiles(agentd.pid));
-      // The flood did fill the process's file table, so the rest of the test means something.
-      expect(peak).toBeGreaterThan(FILE_LIMIT - 20);
+      // While the flood holds what the cap let in: descriptors to spare, and the database answers.
+      expect(await readyz(agentd)).toBe(200);
+      peak = Math.max(peak, openFiles(agentd.pid));
+      expect(peak).toBeLessThanOrEqual(FILE_LIMIT - RESERVED / 2);
+      // The cap was reached, so the rest of the test means something.
+      expect(peak).toBeGreaterThan(FILE_LIMIT - RESERVED);
 
-      let answer: number | string = "not tried";
-      const attempts: (number | string)[] = [];
-      while (performance.now() - opened < HANDSHAKE_BOUND_MS + SLACK_MS) {
-        answer = await tryOnce(agentd, ca, token);
-        attempts.push(answer);
-        if (answer === 200) break;
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
-      const summary = `${attempts.length} attempts (${[...new Set(attempts)].join(", ")}) in ${Math.round(performance.now() - opened)} ms; peak ${peak} files; ${flood.filter((socket) => !socket.destroyed).length} flood sockets still open`;
-      console.log(`flood: ${summary}`);
-      expect(answer, summary).toBe(200);
+      const attempts = await untilServed(agentd, ca, token, HANDSHAKE_BOUND_MS + SLACK_MS);
+      const summary = `${attempts.length} attempts (${[...new Set(attempts)].join(", ")}); peak ${peak} files; ${flood.filter((socket) => !socket.destroyed).length} flood sockets still open`;
+      console.log(`flood before TLS: ${summary}`);
+      expect(attempts.at(-1), summary).toBe(200);
       expect(agentd.alive()).toBe(true);
     } finally {
       for (const socket of flood) socket.destroy();
+    }
+  }, 120_000);
+
+  it("600 from 100 addresses that finish TLS and say nothing: each closed after the idle bound, then a pause commits and is delivered", async () => {
+    const { port, hostname } = new URL(agentd.url);
+    const handshaken: { socket: tls.TLSSocket; closedByServer: Promise<boolean> }[] = [];
+    const sockets: tls.TLSSocket[] = [];
+    let peak = 0;
+    try {
+      await Promise.all(
+        Array.from(
+          { length: 600 },
+          (_, i) =>
+            new Promise<void>((resolve) => {
+              // 127.0.0.2 to 127.0.0.101: one host reaches all of 127/8 on Linux's loopback.
+              const tcp = net.connect({ port: Number(port), host: hostname, localAddress: `127.0.0.${2 + (i % 100)}` });
+              const socket = tls.connect({ socket: tcp, host: hostname, ca });
+              sockets.push(socket);
+              socket.on("error", () => undefined);
+              socket.once("secureConnect", () => {
+                peak = Math.max(peak, openFiles(agentd.pid));
+                handshaken.push({
+                  socket,
+                  // The server ends it: we never write, end or destroy it before the test is over.
+                  closedByServer: new Promise((closed) => socket.once("close", () => closed(true))),
+                });
+                resolve();
+              });
+              socket.once("close", () => resolve());
+            }),
+        ),
+      );
+      peak = Math.max(peak, openFiles(agentd.pid));
+      expect(await readyz(agentd)).toBe(200);
+      peak = Math.max(peak, openFiles(agentd.pid));
+      expect(peak).toBeLessThanOrEqual(FILE_LIMIT - RESERVED / 2);
+      // The cap was reached by connections that did finish their handshake.
+      expect(handshaken.length).toBeGreaterThan(FILE_LIMIT - RESERVED - 20);
+
+      const bound = new Promise<"bound passed">((resolve) => setTimeout(() => resolve("bound passed"), IDLE_BOUND_MS + SLACK_MS).unref());
+      const outcome = await Promise.race([Promise.all(handshaken.map((h) => h.closedByServer)).then(() => "all closed"), bound]);
+      const open = handshaken.filter((h) => !h.socket.closed).length;
+      expect(outcome, `${open} of ${handshaken.length} handshaken connections still open`).toBe("all closed");
+
+      const attempts = await untilServed(agentd, ca, token, SLACK_MS);
+      expect(attempts.at(-1), attempts.join(", ")).toBe(200);
+      const before = receiver.received.length;
+      const pause = await agentd.call("POST", `/agents/by-number/${AGENT.number}/pause`, { token, body: { reason: "after the flood" } });
+      expect(pause.status).toBe(204);
+      const status = await agentd.call("GET", `/agents/by-number/${AGENT.number}`, { token });
+      expect(status.json).toMatchObject({ paused: true, paused_reason: "after the flood" });
+      await expect.poll(() => receiver.received.length, { timeout: SLACK_MS }).toBeGreaterThan(before);
+      expect(JSON.parse(receiver.received.at(-1)!.body)).toMatchObject({ name: "agent_paused", data: { agent_number: AGENT.number, paused_reason: "after the flood" } });
+      expect(agentd.alive()).toBe(true);
+    } finally {
+      for (const socket of sockets) socket.destroy();
     }
   }, 120_000);
 });

@@ -1,6 +1,6 @@
 import { LRUCache } from "lru-cache";
 import { Agent, request } from "undici";
-import type { TokenVerifier, Verdict } from "./verifier.js";
+import type { CheckBudget, TokenVerifier, Verdict } from "./verifier.js";
 
 /** The one HTTP call the verifier makes; global `fetch` fits, tests may pass their own. */
 export type AuthFetch = (url: string, init: { method: "HEAD"; signal: AbortSignal }) => Promise<{ status: number }>;
@@ -24,6 +24,12 @@ export interface ExternalVerifierOptions {
   onCacheHit?: () => void;
   /** Clock for the cache TTL (milliseconds, monotonic); tests may pass their own. */
   clock?: { now(): number };
+  /**
+   * Taken before every check the cache cannot answer. Made-up tokens are
+   * never cached, so without it a flood of them from anywhere would become
+   * as many requests to the auth service.
+   */
+  checkBudget?: CheckBudget;
 }
 
 /**
@@ -37,6 +43,7 @@ export class ExternalVerifier implements TokenVerifier {
   private readonly fetch: AuthFetch;
   private readonly log: AuthLogger | undefined;
   private readonly onCacheHit: () => void;
+  private readonly checkBudget: CheckBudget | null;
   /** Only positive answers are kept, so a failure is always asked again. */
   private readonly allowed: LRUCache<string, true> | null;
   /** Our own keep-alive pool, closed with the verifier; null when a fetch was injected. */
@@ -47,6 +54,7 @@ export class ExternalVerifier implements TokenVerifier {
     this.timeoutMs = options.timeoutMs ?? 2000;
     this.log = options.log;
     this.onCacheHit = options.onCacheHit ?? (() => undefined);
+    this.checkBudget = options.checkBudget ?? null;
     const ttl = options.cacheTtlMs ?? 10_000;
     const size = options.cacheSize ?? 10_000;
     this.allowed =
@@ -65,7 +73,9 @@ export class ExternalVerifier implements TokenVerifier {
     } else {
       // Keep connections open between checks so a cache miss costs one
       // round trip, not a TCP (and TLS) handshake as well.
-      const agent = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 60_000 });
+      // Bounded: each connection is a descriptor the API's connections
+      // share (http/connection-limits.ts); checks beyond it queue for one.
+      const agent = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 60_000, connections: 32 });
       this.agent = agent;
       this.fetch = async (url, init) => {
         // undici closes the connection after a HEAD by default, in case a
@@ -94,6 +104,9 @@ export class ExternalVerifier implements TokenVerifier {
       // Lone surrogates cannot be encoded: no service could know such a token.
       return { ok: false, error: "invalid token or unauthorized" };
     }
+
+    const taken = (await this.checkBudget?.()) ?? { ok: true };
+    if (!taken.ok) return { ok: false, error: "too many requests", retryAfterSeconds: taken.retryAfterSeconds };
 
     let status: number;
     try {

@@ -1,7 +1,12 @@
 /** What a token check can answer. Each failure is the contract's error identifier. */
 export type Verdict =
   | { ok: true }
-  | { ok: false; error: "invalid token or unauthorized" | "insufficient permissions" | "authentication server unreachable" };
+  | { ok: false; error: "invalid token or unauthorized" | "insufficient permissions" | "authentication server unreachable" }
+  /** The verifier's cap on checks it may make was reached: ask again after this long. */
+  | { ok: false; error: "too many requests"; retryAfterSeconds: number };
+
+/** Takes one check from a budget shared by every client; never waits for one to free up. */
+export type CheckBudget = () => Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }>;
 
 /**
  * Checks that a token grants one concrete ACL (path values already filled in).

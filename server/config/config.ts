@@ -14,8 +14,10 @@ export type EventsConfig = Pick<
  * environment (load.ts): the value of each variable of variables.ts, with
  * the events' grouped and the two of the rate limit made one.
  */
-export type Config = Omit<Values, keyof EventsConfig | "rateLimit" | "rateBurst"> & {
+export type Config = Omit<Values, keyof EventsConfig | "rateLimit" | "rateBurst" | "authCheckRate" | "authCheckBurst"> & {
   /** null: rate limiting disabled. */
   rateLimit: { perSecond: number; burst: number } | null;
+  /** The cap on checks sent to the external auth service; null: none. */
+  authCheckLimit: { perSecond: number; burst: number } | null;
   events: EventsConfig;
 };

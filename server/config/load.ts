@@ -38,6 +38,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
   const {
     rateLimit: rate,
     rateBurst: burst,
+    authCheckRate: checkRate,
+    authCheckBurst: checkBurst,
     busUrl,
     busExchange,
     webhookUrls,
@@ -57,6 +59,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
   if (burst !== null && rate > 0 && burst < rate) {
     errors.push(`${V.rateBurst.name}: must be at least ${V.rateLimit.name} (${rate}), got ${JSON.stringify(read(V.rateBurst.name))}`);
   }
+  if (checkBurst !== null && checkRate > 0 && checkBurst < checkRate) {
+    errors.push(`${V.authCheckBurst.name}: must be at least ${V.authCheckRate.name} (${checkRate}), got ${JSON.stringify(read(V.authCheckBurst.name))}`);
+  }
   if (webhookUrls.length > 0 && webhookSecret === null && !isSet(V.webhookSecret)) {
     errors.push(`${V.webhookSecret.name}: must be set when ${V.webhookUrls.name} is`);
   }
@@ -65,6 +70,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
   const config: Config = {
     ...rest,
     rateLimit: rate === 0 ? null : { perSecond: rate, burst: burst ?? Math.max(1, rate * 2) },
+    authCheckLimit: checkRate === 0 ? null : { perSecond: checkRate, burst: checkBurst ?? Math.max(100, checkRate * 2) },
     events: { busUrl, busExchange, webhookUrls, webhookSecret, webhookTimeoutMs, retryMinMs, retryMaxMs, pollMs },
   };
   return errors.length > 0 ? { ok: false, errors } : { ok: true, config };

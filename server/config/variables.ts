@@ -46,8 +46,8 @@ const variable = <T>(definition: Variable<T>): Variable<T> => definition;
 
 /**
  * Keyed by the name of the value in `Config`; the events' variables (busUrl
- * to pollMs) go to `Config.events`, and rateLimit with rateBurst make
- * `Config.rateLimit`.
+ * to pollMs) go to `Config.events`, rateLimit with rateBurst make
+ * `Config.rateLimit`, and authCheckRate with authCheckBurst `Config.authCheckLimit`.
  */
 export const VARIABLES = {
   host: variable({
@@ -132,6 +132,21 @@ export const VARIABLES = {
     description: "Maximum number of cached (token, ACL) answers.",
     parse: (raw) => integer(raw, 1, 10_000_000),
   }),
+  authCheckRate: variable({
+    name: "AGENTD_AUTH_CHECK_RATE",
+    default: "100",
+    description:
+      "Checks per second this instance may send to the external auth service for tokens its cache cannot answer, whoever sends them; 0: no cap. Past it a request that needs a check answers 429 with Retry-After at once: a flood of made-up tokens never becomes a flood of checks.",
+    parse: (raw) => integer(raw, 0, 1_000_000),
+  }),
+  authCheckBurst: variable({
+    name: "AGENTD_AUTH_CHECK_BURST",
+    default: null,
+    unset: null,
+    shownDefault: "2 × AGENTD_AUTH_CHECK_RATE, at least 100 (200)",
+    description: "Checks that may be sent at once before AGENTD_AUTH_CHECK_RATE applies; at least AGENTD_AUTH_CHECK_RATE.",
+    parse: (raw) => integer(raw, 1, 10_000_000),
+  }),
   validateResponses: variable({
     name: "AGENTD_VALIDATE_RESPONSES",
     default: "false",
@@ -171,6 +186,22 @@ export const VARIABLES = {
     default: "10s",
     description: "A connection that has not completed its TLS handshake within this time is closed.",
     parse: (raw) => duration(raw, 1),
+  }),
+  idleTimeoutMs: variable({
+    name: "AGENTD_IDLE_TIMEOUT",
+    default: "30s",
+    description:
+      "A connection with no request in progress is closed after this long: one that sends nothing after its TLS handshake, or a keep-alive one between requests (which also closes after 5 s, if that is shorter).",
+    parse: (raw) => duration(raw, 1),
+  }),
+  maxConnections: variable({
+    name: "AGENTD_MAX_CONNECTIONS",
+    default: null,
+    unset: null,
+    shownDefault: "the open-file limit (ulimit -n) less 256",
+    description:
+      "Most API connections open at once; past it a new connection is closed at once. The rest of the open-file limit stays free for the database, the relay, the log and the operator listener: the server refuses to start if this leaves fewer than 256.",
+    parse: (raw) => integer(raw, 1, 10_000_000),
   }),
   dbTimeoutMs: variable({
     name: "AGENTD_DB_TIMEOUT",

@@ -73,8 +73,11 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
     ...(pgdata === undefined ? {} : { dataDir: pgdata }),
     relaxedDurability: false,
     // PostgreSQL's default 128 MB of shared buffers would sit in this
-    // process's memory for a table of agents and one of tokens.
-    postgresqlconf: ["shared_buffers = 16MB"],
+    // process's memory for a table of agents and one of tokens. Each file
+    // PostgreSQL keeps open is one of this process's descriptors, which the
+    // API's connections share: PostgreSQL's least (it closes the least
+    // recently used beyond it) keeps the database's share small and known.
+    postgresqlconf: ["shared_buffers = 16MB", "max_files_per_process = 64"],
   });
 
   const transaction = <T>(fn: (tx: Sql) => Promise<T>): Promise<T> =>

@@ -11,12 +11,14 @@ const STATUS = {
   "invalid token or unauthorized": 401,
   "insufficient permissions": 403,
   "authentication server unreachable": 503,
+  "too many requests": 429,
 } as const;
 
 const CHECK_RESULT = {
   "invalid token or unauthorized": "unknown_token",
   "insufficient permissions": "denied",
   "authentication server unreachable": "unavailable",
+  "too many requests": "throttled",
 } as const satisfies Record<keyof typeof STATUS, AuthCheckResult>;
 
 /**
@@ -51,7 +53,8 @@ export function securityHandlers(
           onValid(token);
           return true;
         }
-        recordAuthFailure(res, new HttpProblem(STATUS[verdict.error], verdict.error));
+        const retryAfter = "retryAfterSeconds" in verdict ? { "Retry-After": String(verdict.retryAfterSeconds) } : undefined;
+        recordAuthFailure(res, new HttpProblem(STATUS[verdict.error], verdict.error, undefined, retryAfter));
       } catch (err) {
         // The validator would call any throw a 401; a verifier that cannot
         // reach its database is a 503, and a bug is a 500.

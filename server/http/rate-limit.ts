@@ -1,6 +1,8 @@
+import { createHash } from "node:crypto";
 import type { RequestHandler } from "express";
 import { LRUCache } from "lru-cache";
-import { BurstyRateLimiter, RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
+import { burstyLimiter } from "./bursty-limiter.js";
+import { addressGroup } from "./client-address.js";
 import { HttpProblem } from "./errors.js";
 
 export interface RateLimitOptions {
@@ -19,48 +21,50 @@ export interface RateLimits {
   verified(token: string): void;
 }
 
+/** Budget keys hold a digest, never the token itself. */
+const digest = (token: string): string => createHash("sha256").update(token, "utf8").digest("base64url");
+
 /**
- * Rate limits keyed by who is known to be asking: a request whose token was
- * recently found valid counts against that token's budget; any other
- * request (no token, a made-up one, one not checked yet) against the budget
- * of its client address. Keying by the token as presented would give every
- * made-up token a fresh budget, and each would cost a database lookup or a
- * check sent to the external auth service; this way one client gets at
- * most one budget of such requests, and so does the auth service from it.
+ * Rate limits that no other client's requests can use up:
+ * - a token recently found valid has its own budget, wherever it is used from;
+ * - any other token has a budget per client address (an IPv6 /64) and token,
+ *   so a made-up token cannot spend the budget of a valid one that is not
+ *   known yet, sent from the same address or from behind the same proxy;
+ * - a request without a token has a budget per client address.
+ * Made-up tokens therefore each get a budget of their own. That costs a
+ * cached lookup with embedded tokens; against an external auth service the
+ * verifier's own cap on uncached checks (AGENTD_AUTH_CHECK_RATE) keeps a
+ * flood of them from becoming a flood of checks.
  *
- * `perSecond` steady, up to `burst` at once; the burst allowance refills
- * over ten seconds. Limits are per server instance; behind a load balancer
- * each instance grants its own budget.
+ * Limits are per server instance; behind a load balancer each instance
+ * grants its own budget.
  */
 export function rateLimits(
   { perSecond, burst, verifiedTtlMs = 60_000, verifiedMax = 10_000 }: RateLimitOptions,
   onLimited: () => void = () => undefined,
 ): RateLimits {
-  const steady = new RateLimiterMemory({ keyPrefix: "steady", points: perSecond, duration: 1 });
-  const extra = burst - perSecond;
-  const limiter =
-    extra > 0
-      ? new BurstyRateLimiter(steady, new RateLimiterMemory({ keyPrefix: "burst", points: extra, duration: 10 }))
-      : steady;
+  const limiter = burstyLimiter("requests", perSecond, burst);
   // Only the token check adds to it, so a flood of made-up tokens cannot
   // evict anything but entries of tokens that were once valid.
   const valid = new LRUCache<string, true>({ max: verifiedMax, ttl: verifiedTtlMs });
 
   const middleware: RequestHandler = (req, _res, next) => {
     const token = req.get("x-auth-token");
-    const key = token !== undefined && valid.has(token) ? `token:${token}` : `ip:${req.ip ?? "unknown"}`;
-    limiter.consume(key).then(
-      () => next(),
-      (rejection: unknown) => {
-        if (rejection instanceof RateLimiterRes) {
-          onLimited();
-          const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-          next(new HttpProblem(429, "too many requests", undefined, { "Retry-After": String(retryAfter) }));
-        } else {
-          next(rejection);
-        }
+    const hashed = token ? digest(token) : null;
+    const key =
+      hashed === null
+        ? `address:${addressGroup(req.ip)}`
+        : valid.has(hashed)
+          ? `token:${hashed}`
+          : `address-token:${addressGroup(req.ip)}:${hashed}`;
+    limiter.take(key).then(
+      (taken) => {
+        if (taken.ok) return next();
+        onLimited();
+        next(new HttpProblem(429, "too many requests", undefined, { "Retry-After": String(taken.retryAfterSeconds) }));
       },
+      (err: unknown) => next(err),
     );
   };
-  return { middleware, verified: (token) => void valid.set(token, true) };
+  return { middleware, verified: (token) => void valid.set(digest(token), true) };
 }

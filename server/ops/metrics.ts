@@ -3,7 +3,7 @@
 // prometheus.ts, loaded only by `agentd serve`, so that admin commands do
 // not pay for loading prom-client).
 
-export type AuthCheckResult = "allowed" | "denied" | "unknown_token" | "unavailable";
+export type AuthCheckResult = "allowed" | "denied" | "unknown_token" | "unavailable" | "throttled";
 
 export interface Metrics {
   /** `operation` is a contract operationId or "unknown": never a raw path, so the label stays bounded. */

@@ -64,11 +64,11 @@ export function createMetrics(build: BuildInfo): PrometheusMetrics {
   });
   const authChecks = new Counter({
     name: "agentd_auth_checks_total",
-    help: "Token checks, by result: allowed, denied (no ACL), unknown_token, unavailable (the check could not be made).",
+    help: "Token checks, by result: allowed, denied (no ACL), unknown_token, unavailable (the check could not be made), throttled (not made: the cap on checks sent to the auth service was reached).",
     labelNames: ["result"],
     registers: [registry],
   });
-  for (const result of ["allowed", "denied", "unknown_token", "unavailable"] as const) authChecks.inc({ result }, 0);
+  for (const result of ["allowed", "denied", "unknown_token", "unavailable", "throttled"] as const) authChecks.inc({ result }, 0);
   const authCacheHits = new Counter({
     name: "agentd_auth_cache_hits_total",
     help: "Token checks answered from the external auth service's cached answers.",
