@@ -164,7 +164,7 @@ const events = (count: number): string => `${count} undelivered event${count ===
 
 function program(): Command {
   const cli = new Command("agentd")
-    .description("The agent service: serve the API and administer its tokens and agents.")
+    .description("The agent service: serve the API and administer its tokens, agents and undelivered events.")
     .exitOverride()
     .configureOutput({ writeOut: (text) => stdio.stdout.write(text), writeErr: (text) => stdio.stderr.write(text) })
     .showHelpAfterError();
