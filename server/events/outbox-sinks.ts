@@ -61,9 +61,11 @@ export async function sinkBacklogs(sql: Sql, configured: readonly string[]): Pro
  * configured are logged, each sink with its count, and left where they are.
  *
  * The renaming is done here rather than in a migration: the URL standard's
- * normalisation has no SQL equivalent, and doing it at each start also
- * takes in rows that an instance of an older version, still running
- * beside this one on PostgreSQL, wrote since the upgrade began.
+ * normalisation has no SQL equivalent, and a migration runs once, while
+ * during a rolling upgrade on PostgreSQL instances of the older version
+ * keep writing old spellings until they are replaced; each start takes in
+ * what they wrote so far. Until then, those rows are delivered by the older
+ * instances (their own queue) and counted as orphaned by this one.
  */
 export async function reconcileOutbox(sql: Sql, configured: readonly string[], logger: Logger): Promise<void> {
   const rows = await storedSinks(sql);
