@@ -112,6 +112,11 @@ describe("events survive configuration changes (embedded database)", () => {
       expect(await metric(server.running.opsUrl, "agentd_events_orphaned")).toBe(1);
       await server.close();
       server = null;
+      // No sink configured at all: no relay runs, and the kept event is still counted.
+      server = await startTestServer({ AGENTD_DATA_DIR: dataDir });
+      expect(await metric(server.running.opsUrl, "agentd_events_orphaned")).toBe(1);
+      await server.close();
+      server = null;
 
       // No server: the CLI opens the database itself.
       const offline = await runAgentd(["events", "drop", "--sink", `http://127.0.0.1:${portC}/c`], { AGENTD_DATA_DIR: dataDir }, { cwd: dataDir });
