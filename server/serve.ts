@@ -120,7 +120,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     const admin = embedded
       ? await startAdminChannel(
           adminSocketPath(config.dataDir),
-          (request) => runAdmin(request, opened),
+          (request) => runAdmin(request, { ...opened, configuredSinks: sinkNames(config.events) }),
           logger,
         )
       : null;

@@ -8,6 +8,7 @@ import { loadConfig, loadDotEnv } from "../server/config/load.js";
 import { renderEnvExample, renderEnvHelp } from "../server/config/env-docs.js";
 import { VARIABLE_LIST } from "../server/config/variables.js";
 import type { Config } from "../server/config/config.js";
+import { sinkNames } from "../server/events/sink.js";
 
 function ok(env: NodeJS.ProcessEnv, cwd = "/srv/agentd"): Config {
   const result = loadConfig(env, cwd);
@@ -346,5 +347,14 @@ describe("event sinks", () => {
     expect(withCredentials[0]).not.toContain("s3cret");
     expect(errors({ AGENTD_BUS_URL: "http://bus.example" })[0]).toMatch(/^AGENTD_BUS_URL: must be a amqp:\/\/ or amqps:\/\/ URL/);
     expect(errors({ AGENTD_EVENT_RETRY_MIN: "10s", AGENTD_EVENT_RETRY_MAX: "1s" })).toEqual(["AGENTD_EVENT_RETRY_MAX: must be at least AGENTD_EVENT_RETRY_MIN (10000 ms)"]);
+  });
+
+  it("writes webhook URLs as the URL standard does, one sink per receiver however it is spelled; a trailing slash is another URL", () => {
+    const config = ok({
+      AGENTD_WEBHOOK_URLS: "HTTP://Hooks.Example:80/x/../a, http://hooks.example/a, https://hooks.example:443/./b?k=1, http://hooks.example/a/",
+      AGENTD_WEBHOOK_SECRET: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+    });
+    expect(config.events.webhookUrls).toEqual(["http://hooks.example/a", "https://hooks.example/b?k=1", "http://hooks.example/a/"]);
+    expect(sinkNames(config.events)).toEqual(["webhook http://hooks.example/a", "webhook https://hooks.example/b?k=1", "webhook http://hooks.example/a/"]);
   });
 });

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { Config } from "../config/config.js";
+import { sinkNames } from "../events/sink.js";
 import { openStores } from "../stores.js";
 import { adminSocketPath, callAdminChannel } from "./channel.js";
 import { DataDirBusyError, lockDataDir } from "./lock.js";
@@ -46,7 +47,7 @@ export async function dispatchAdmin(config: Config, logger: Logger, request: Adm
 async function runHere(config: Config, logger: Logger, request: AdminRequest): Promise<AdminResponse> {
   const stores = await openStores(config, logger);
   try {
-    return await runAdmin(request, stores);
+    return await runAdmin(request, { ...stores, configuredSinks: sinkNames(config.events) });
   } finally {
     await stores.db.close();
   }

@@ -1,7 +1,18 @@
+import type { Sql } from "../db/sql.js";
+import { dropSinkEvents, sinkBacklogs } from "../events/outbox-sinks.js";
+import { canonicalSinkName, sinkDisplayName } from "../events/sink.js";
 import type { TokenStore } from "../store/token-store.js";
 import type { AgentRecord, AgentStore } from "../store/agent-store.js";
 import { importBatches, InvalidImportError } from "../store/agent-import-reader.js";
 import type { AdminRequest, AdminResponse } from "./protocol.js";
+
+export interface AdminDeps {
+  tokens: TokenStore;
+  store: AgentStore;
+  db: Sql;
+  /** The outbox names of the sinks this process's configuration delivers to (sinkNames()). */
+  configuredSinks: readonly string[];
+}
 
 /**
  * The admin commands themselves, over open stores. A running server runs
@@ -9,7 +20,7 @@ import type { AdminRequest, AdminResponse } from "./protocol.js";
  * server holds the data directory (dispatch.ts chooses). Either way the same
  * code touches the database.
  */
-export async function runAdmin(request: AdminRequest, deps: { tokens: TokenStore; store: AgentStore }): Promise<AdminResponse> {
+export async function runAdmin(request: AdminRequest, deps: AdminDeps): Promise<AdminResponse> {
   switch (request.op) {
     case "token.create":
       return { ok: true, token: await deps.tokens.create(request.acls, request.ttlSeconds) };
@@ -33,6 +44,20 @@ export async function runAdmin(request: AdminRequest, deps: { tokens: TokenStore
         throw error;
       }
       return { ok: true, imported };
+    }
+    case "events.list": {
+      const backlogs = await sinkBacklogs(deps.db, deps.configuredSinks);
+      return { ok: true, sinks: backlogs.map((b) => ({ sink: b.sink, pending: b.pending, oldest: b.oldest.toISOString(), configured: b.configured })) };
+    }
+    case "events.drop": {
+      // A configured sink's events are on their way: dropping them is
+      // refused unless asked for by name (--force), so that a typo in the
+      // URL of a receiver that is merely down loses nothing.
+      const sink = canonicalSinkName(request.sink);
+      if (deps.configuredSinks.includes(sink) && !request.force) {
+        return { ok: false, error: `${sinkDisplayName(sink)} is a configured sink: its events are being delivered (remove it from the configuration first, or pass --force)` };
+      }
+      return { ok: true, dropped: await dropSinkEvents(deps.db, sink) };
     }
   }
 }

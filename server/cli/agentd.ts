@@ -8,6 +8,7 @@ import type { AdminRequest, AdminResponse } from "../admin/protocol.js";
 import type { Config } from "../config/config.js";
 import { loadConfig, loadDotEnv } from "../config/load.js";
 import { renderEnvHelp } from "../config/env-docs.js";
+import { sinkDisplayName, sinkNameFromArgument } from "../events/sink.js";
 import { createLogger } from "../log/logger.js";
 import { flushStdio, openStdio } from "../log/stdio.js";
 import { isLoopback } from "../ops/listener.js";
@@ -151,9 +152,19 @@ function parseTtl(value: string): number {
   return Math.round(millis / 1000);
 }
 
+function parseSink(value: string): string {
+  try {
+    return sinkNameFromArgument(value);
+  } catch (err) {
+    throw new InvalidArgumentError((err as Error).message);
+  }
+}
+
+const events = (count: number): string => `${count} undelivered event${count === 1 ? "" : "s"}`;
+
 function program(): Command {
   const cli = new Command("agentd")
-    .description("The agent service: serve the API and administer its tokens and agents.")
+    .description("The agent service: serve the API and administer its tokens, agents and undelivered events.")
     .exitOverride()
     .configureOutput({ writeOut: (text) => stdio.stdout.write(text), writeErr: (text) => stdio.stderr.write(text) })
     .showHelpAfterError();
@@ -199,6 +210,30 @@ function program(): Command {
       }
       const answer = check(await admin({ op: "import", text }));
       stdio.stderr.write(`imported ${answer.imported} agents\n`);
+    });
+
+  const outbox = cli.command("events").description("the events not yet delivered, by sink (the bus or a webhook URL)");
+  outbox
+    .command("list")
+    .description("print, for each sink with events waiting: how many, the oldest's time, whether it is configured, the sink")
+    .action(async () => {
+      const sinks = check(await admin({ op: "events.list" })).sinks ?? [];
+      if (sinks.length === 0) {
+        stdio.stderr.write("no undelivered events\n");
+        return;
+      }
+      await printResult(
+        sinks.map((s) => `${s.pending}\t${s.oldest}\t${s.configured ? "configured" : "not configured"}\t${sinkDisplayName(s.sink)}`).join("\n") + "\n",
+      );
+    });
+  outbox
+    .command("drop")
+    .description("delete the undelivered events of a sink that is no longer configured, and say how many")
+    .requiredOption("--sink <sink>", "bus, or the webhook's URL (written any way the URL standard reads as the same URL)", parseSink)
+    .option("--force", "drop them even though the sink is configured (its events are then lost)")
+    .action(async (options: { sink: string; force?: boolean }) => {
+      const answer = check(await admin({ op: "events.drop", sink: options.sink, force: options.force === true }));
+      stdio.stderr.write(`dropped ${events(answer.dropped ?? 0)} of ${sinkDisplayName(options.sink)}\n`);
     });
 
   return cli;

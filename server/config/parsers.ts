@@ -118,17 +118,24 @@ export function exchangeName(raw: string): string {
   return raw;
 }
 
+/**
+ * The webhook URLs, each as the URL standard writes it (`href`: scheme and
+ * host in lower case, no default port, no dot segments), once each: a URL
+ * is a sink's identity in the outbox (events/sink.ts), so two spellings of
+ * one receiver are one sink, sent each event once.
+ */
 export function webhookUrls(raw: string): string[] {
-  const list = [...new Set(raw.split(",").map((u) => u.trim()).filter((u) => u !== ""))];
-  for (const item of list) {
+  const list: string[] = [];
+  for (const item of raw.split(",").map((u) => u.trim()).filter((u) => u !== "")) {
     // A user name or password in the URL would never reach the receiver
     // (undici sends no Authorization from it), which answers 401 forever:
     // receivers check the signature instead.
     const parsed = url(item, ["http:", "https:"], true);
     if (parsed.username !== "" || parsed.password !== "") throw new Error("must not carry a user name or password: receivers check the webhook signature");
+    list.push(parsed.href);
   }
   if (list.length === 0) throw new Error("must list at least one http:// or https:// URL");
-  return list;
+  return [...new Set(list)];
 }
 
 /** A Standard Webhooks signing secret. */

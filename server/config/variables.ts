@@ -253,7 +253,8 @@ export const VARIABLES = {
     name: "AGENTD_WEBHOOK_URLS",
     default: null,
     unset: [],
-    description: "Comma-separated http(s) URLs each event is POSTed to, signed (Standard Webhooks), without a user name or password; unset: no webhooks.",
+    description:
+      "Comma-separated http(s) URLs each event is POSTed to, signed (Standard Webhooks), without a user name or password; each is one receiver however it is written (compared as the URL standard writes it; a trailing slash is another URL); unset: no webhooks.",
     secret: true,
     parse: webhookUrls,
   }),

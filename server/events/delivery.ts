@@ -1,27 +1,37 @@
-// Starts the delivery of events: builds the configured sinks and the relay
-// over them; nothing when no sink is configured (and then pauses record no
-// event either: sinkNames() is empty). How delivery is counted is passed in,
-// so that this module does not load prom-client (ops/metrics.ts).
+// Starts the delivery of events: reconciles the outbox with the configured
+// sinks (outbox-sinks.ts), then builds the sinks and the relay over them;
+// no relay when no sink is configured (and then pauses record no event
+// either: sinkNames() is empty), though events kept from an earlier
+// configuration are still reported and counted. How delivery is counted is
+// passed in, so that this module does not load prom-client (ops/metrics.ts).
 import type { Logger } from "pino";
 import type { EventsConfig } from "../config/config.js";
 import type { Database } from "../db/sql.js";
 import { BusSink } from "./bus-sink.js";
+import { reconcileOutbox } from "./outbox-sinks.js";
 import { Relay, type RelayCounters } from "./relay.js";
-import type { EventSink } from "./sink.js";
+import { sinkNames, type EventSink } from "./sink.js";
 import { WebhookSink } from "./webhook-sink.js";
 
 /** Bound on connecting to the bus and on one publish until confirmed. */
 const BUS_TIMEOUT_MS = 10_000;
 
-const BACKLOG = `SELECT count(*)::int AS pending,
-  coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS oldest FROM event_outbox`;
+// $1: the configured sinks' names. Rows of other sinks are orphaned: kept,
+// counted apart, and left out of the age of the oldest, which says how far
+// behind delivery is.
+const BACKLOG = `SELECT count(*) FILTER (WHERE sink = ANY($1::text[]))::int AS pending,
+  count(*) FILTER (WHERE NOT (sink = ANY($1::text[])))::int AS orphaned,
+  coalesce(extract(epoch FROM now() - min(created_at) FILTER (WHERE sink = ANY($1::text[]))), 0)::float8 AS oldest
+  FROM event_outbox`;
 
 /** The events not yet delivered, read when the metrics ask. */
 export interface DeliveryBacklog {
-  /** Outbox rows not yet delivered (one per event and sink). */
+  /** Outbox rows waiting for a configured sink (one per event and sink). */
   pending: number;
   /** Age of the oldest of them; 0 when there is none. */
   oldestSeconds: number;
+  /** Outbox rows kept for sinks not configured: delivered only if their sink is configured again. */
+  orphaned: number;
 }
 
 /**
@@ -40,18 +50,25 @@ export function buildSinks(config: EventsConfig, logger: Logger): EventSink[] {
   return sinks;
 }
 
-/** Starts the relay when a sink is configured; null otherwise. `count` null: nothing is counted. */
+/**
+ * Reconciles the outbox with the configuration, registers the metrics
+ * (`count` null: nothing is counted), and starts the relay when a sink is
+ * configured; returns null otherwise.
+ */
 export async function startDelivery(config: EventsConfig, db: Database, logger: Logger, count: CountDelivery | null): Promise<Relay | null> {
+  const names = sinkNames(config);
+  const eventsLogger = logger.child({ component: "events" });
+  await reconcileOutbox(db, names, eventsLogger);
+  const counters = count?.(async () => {
+    const [row] = await db.query<{ pending: number; orphaned: number; oldest: number }>(BACKLOG, [names]);
+    return { pending: row?.pending ?? 0, oldestSeconds: row?.oldest ?? 0, orphaned: row?.orphaned ?? 0 };
+  });
   const sinks = buildSinks(config, logger);
   if (sinks.length === 0) return null;
-  const counters = count?.(async () => {
-    const [row] = await db.query<{ pending: number; oldest: number }>(BACKLOG);
-    return { pending: row?.pending ?? 0, oldestSeconds: row?.oldest ?? 0 };
-  });
   const relay = new Relay({
     sql: db,
     sinks,
-    logger: logger.child({ component: "events" }),
+    logger: eventsLogger,
     retryMinMs: config.retryMinMs,
     retryMaxMs: config.retryMaxMs,
     pollMs: config.pollMs,

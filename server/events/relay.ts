@@ -58,7 +58,6 @@ const MAINTAIN = "VACUUM (ANALYZE) event_outbox";
 const DELIVERED = "DELETE FROM event_outbox WHERE seq = ANY($1::bigint[])";
 const RETRY = `UPDATE event_outbox SET attempts = attempts + 1, not_before = now() + $2 * interval '1 millisecond' WHERE seq = $1`;
 const RELEASE = "UPDATE event_outbox SET not_before = now() + $2 * interval '1 millisecond' WHERE seq = ANY($1::bigint[])";
-const ORPHANS = "DELETE FROM event_outbox WHERE NOT (sink = ANY($1::text[])) RETURNING sink";
 
 interface Row {
   seq: string;
@@ -90,10 +89,8 @@ export class Relay {
    * delivering) are released at once instead of after their lease.
    */
   async start(embedded: boolean): Promise<void> {
-    const names = [...this.bySink.keys()];
-    // Rows for a sink no longer configured would never be delivered.
-    const orphans = await this.options.sql.query<{ sink: string }>(ORPHANS, [names]);
-    if (orphans.length > 0) this.options.logger.warn({ rows: orphans.length }, "dropped undelivered events of sinks no longer configured");
+    // Rows of sinks not configured here are left alone (outbox-sinks.ts):
+    // only `agentd events drop` deletes an undelivered event.
     if (embedded) {
       await this.options.sql.query("UPDATE event_outbox SET not_before = NULL");
       await this.options.sql.query(MAINTAIN);

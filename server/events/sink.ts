@@ -27,9 +27,69 @@ export interface EventSink {
 }
 
 export const BUS_SINK = "bus";
-export const webhookSinkName = (url: string): string => `webhook ${url}`;
+const WEBHOOK_PREFIX = "webhook ";
+
+/**
+ * A webhook's key in the outbox: its URL as the URL standard writes it
+ * (`new URL(u).href`: scheme and host in lower case, no default port, no
+ * dot segments), so that one receiver written two ways is one sink and a
+ * configuration rewritten in another spelling keeps its queue. Nothing
+ * beyond the standard: a trailing slash is another URL, and stays one.
+ */
+export const webhookSinkName = (url: string): string => `${WEBHOOK_PREFIX}${new URL(url).href}`;
 
 /** The outbox sink names a configuration delivers to; empty: no event is recorded. */
 export function sinkNames(config: { busUrl: string | null; webhookUrls: readonly string[] }): string[] {
-  return [...(config.busUrl === null ? [] : [BUS_SINK]), ...config.webhookUrls.map(webhookSinkName)];
+  return [...new Set([...(config.busUrl === null ? [] : [BUS_SINK]), ...config.webhookUrls.map(webhookSinkName)])];
+}
+
+/**
+ * A sink name as stored in the outbox, in today's spelling: versions before
+ * webhookSinkName normalised the URL stored it as it was configured. A name
+ * this version cannot read stays as it is.
+ */
+export function canonicalSinkName(stored: string): string {
+  if (!stored.startsWith(WEBHOOK_PREFIX)) return stored;
+  try {
+    return webhookSinkName(stored.slice(WEBHOOK_PREFIX.length));
+  } catch {
+    return stored;
+  }
+}
+
+/**
+ * The sink an operator names on the command line: `bus`, or a webhook's
+ * http(s) URL in any spelling. Throws when it is neither.
+ */
+export function sinkNameFromArgument(text: string): string {
+  if (text === BUS_SINK) return BUS_SINK;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new Error("expected bus or a webhook's http:// or https:// URL");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("expected bus or a webhook's http:// or https:// URL");
+  return webhookSinkName(url.href);
+}
+
+/** How a sink is shown to an operator: bus, or the webhook's URL (the outbox's name without its prefix). */
+export function sinkDisplayName(name: string): string {
+  return name.startsWith(WEBHOOK_PREFIX) ? name.slice(WEBHOOK_PREFIX.length) : name;
+}
+
+/**
+ * How a sink is named in the log, which more people read than the
+ * configuration: a webhook's URL without a user name, password or query
+ * (any of which may carry a receiver's secret); the path is kept, since it
+ * is what tells two receivers on one host apart.
+ */
+export function sinkLogName(name: string): string {
+  if (!name.startsWith(WEBHOOK_PREFIX)) return name;
+  try {
+    const url = new URL(name.slice(WEBHOOK_PREFIX.length));
+    return `${url.origin}${url.pathname}${url.search === "" ? "" : "?…"}`;
+  } catch {
+    return "webhook (unreadable URL)";
+  }
 }

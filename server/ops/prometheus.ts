@@ -120,31 +120,43 @@ export function createMetrics(build: BuildInfo): PrometheusMetrics {
 
 /** The event backlog, read when scraped. */
 export interface EventBacklog {
-  /** Outbox rows not yet delivered (one per event and sink). */
+  /** Outbox rows waiting for a configured sink (one per event and sink). */
   pending: number;
   /** Age of the oldest of them; 0 when there is none. */
   oldestSeconds: number;
+  /** Outbox rows kept for sinks this instance is not configured with. */
+  orphaned: number;
 }
 
 /**
  * The event relay's metrics: the backlog (one query per scrape) and the
- * delivery counters by sink kind (bus or webhook: never a URL).
+ * delivery counters by sink kind (bus or webhook: never a URL, which may
+ * carry a receiver's secret).
  */
 export function registerEventMetrics(metrics: PrometheusMetrics, backlog: () => Promise<EventBacklog>): {
   delivered(sink: "bus" | "webhook"): void;
   failed(sink: "bus" | "webhook"): void;
 } {
-  // Both gauges are read in one scrape: one query answers them.
+  // The gauges are read in one scrape: one query answers them all.
   let last: Promise<EventBacklog> | null = null;
   const read = (): Promise<EventBacklog> => {
     last ??= backlog().finally(() => setImmediate(() => (last = null)));
     return last;
   };
-  metrics.gauge("agentd_events_pending", "Events recorded and not yet delivered, one per event and sink.", async () => (await read()).pending);
+  metrics.gauge(
+    "agentd_events_pending",
+    "Events recorded and not yet delivered to a configured sink, one per event and sink.",
+    async () => (await read()).pending,
+  );
   metrics.gauge(
     "agentd_event_oldest_pending_seconds",
-    "Age of the oldest event not yet delivered; 0 when none waits.",
+    "Age of the oldest event not yet delivered to a configured sink; 0 when none waits.",
     async () => (await read()).oldestSeconds,
+  );
+  metrics.gauge(
+    "agentd_events_orphaned",
+    "Events kept for sinks this instance is not configured with: delivered if their sink is configured again, deleted only by agentd events drop.",
+    async () => (await read()).orphaned,
   );
   const delivered = new Counter({
     name: "agentd_events_delivered_total",

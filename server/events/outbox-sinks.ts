@@ -1,0 +1,98 @@
+// The outbox seen by sink: what waits for each, and the two things done to a
+// sink's rows as a whole. A configuration change never deletes an event by
+// itself: the rows of a sink no longer configured stay, are reported at
+// start, and are delivered when the sink is configured again; only an
+// operator's `agentd events drop` deletes them (dropSinkEvents).
+import type { Logger } from "pino";
+import type { Sql } from "../db/sql.js";
+import { canonicalSinkName, sinkLogName } from "./sink.js";
+
+/** What waits for one sink. */
+export interface SinkBacklog {
+  /** The sink's outbox name, in today's spelling (canonicalSinkName). */
+  sink: string;
+  /** Rows not yet delivered. */
+  pending: number;
+  /** When the oldest of them was recorded. */
+  oldest: Date;
+  /** Whether the configuration it was read with delivers to this sink. */
+  configured: boolean;
+}
+
+const BY_STORED_NAME = "SELECT sink, count(*)::int AS pending, min(created_at) AS oldest FROM event_outbox GROUP BY sink";
+const RENAME = "UPDATE event_outbox SET sink = $1 WHERE sink = ANY($2::text[])";
+const DROP = "WITH gone AS (DELETE FROM event_outbox WHERE sink = ANY($1::text[]) RETURNING 1) SELECT count(*)::int AS dropped FROM gone";
+
+interface StoredSink {
+  stored: string;
+  sink: string;
+  pending: number;
+  oldest: Date;
+}
+
+async function storedSinks(sql: Sql): Promise<StoredSink[]> {
+  const rows = await sql.query<{ sink: string; pending: number; oldest: Date | string }>(BY_STORED_NAME);
+  return rows.map((row) => ({ stored: row.sink, sink: canonicalSinkName(row.sink), pending: row.pending, oldest: new Date(row.oldest) }));
+}
+
+/**
+ * The backlog of every sink that has one, each sink once whatever spellings
+ * its rows were stored under, in name order; `configured` against the
+ * given sink names (sinkNames()).
+ */
+export async function sinkBacklogs(sql: Sql, configured: readonly string[]): Promise<SinkBacklog[]> {
+  const bySink = new Map<string, SinkBacklog>();
+  for (const row of await storedSinks(sql)) {
+    const seen = bySink.get(row.sink);
+    if (seen) {
+      seen.pending += row.pending;
+      if (row.oldest < seen.oldest) seen.oldest = row.oldest;
+    } else {
+      bySink.set(row.sink, { sink: row.sink, pending: row.pending, oldest: row.oldest, configured: configured.includes(row.sink) });
+    }
+  }
+  return [...bySink.values()].sort((a, b) => (a.sink < b.sink ? -1 : a.sink > b.sink ? 1 : 0));
+}
+
+/**
+ * At start, before the relay: rows an older version stored under another
+ * spelling of a configured webhook's URL join that sink's queue (renamed,
+ * in place: their order, by seq, is kept), and the rows of sinks not
+ * configured are logged, each sink with its count, and left where they are.
+ *
+ * The renaming is done here rather than in a migration: the URL standard's
+ * normalisation has no SQL equivalent, and a migration runs once, while
+ * during a rolling upgrade on PostgreSQL instances of the older version
+ * keep writing old spellings until they are replaced; each start takes in
+ * what they wrote so far. Until then, those rows are delivered by the older
+ * instances (their own queue) and counted as orphaned by this one.
+ */
+export async function reconcileOutbox(sql: Sql, configured: readonly string[], logger: Logger): Promise<void> {
+  const rows = await storedSinks(sql);
+  const renames = new Map<string, string[]>();
+  for (const row of rows) {
+    if (row.stored === row.sink || !configured.includes(row.sink)) continue;
+    renames.set(row.sink, [...(renames.get(row.sink) ?? []), row.stored]);
+  }
+  for (const [sink, spellings] of renames) {
+    await sql.query(RENAME, [sink, spellings]);
+    const moved = rows.filter((row) => spellings.includes(row.stored)).reduce((sum, row) => sum + row.pending, 0);
+    logger.info({ sink: sinkLogName(sink), events: moved }, "undelivered events stored under another spelling of a configured sink's URL join its queue");
+  }
+  const orphans = new Map<string, number>();
+  for (const row of rows) if (!configured.includes(row.sink)) orphans.set(row.sink, (orphans.get(row.sink) ?? 0) + row.pending);
+  for (const [sink, events] of orphans) {
+    logger.warn(
+      { sink: sinkLogName(sink), events },
+      "undelivered events kept for a sink that is not configured: delivered when it is configured again, deleted only by `agentd events drop`",
+    );
+  }
+}
+
+/** Deletes every undelivered row of `sink` (any spelling it was stored under); returns how many. */
+export async function dropSinkEvents(sql: Sql, sink: string): Promise<number> {
+  const target = canonicalSinkName(sink);
+  const older = (await storedSinks(sql)).filter((row) => row.sink === target && row.stored !== target).map((row) => row.stored);
+  const [row] = await sql.query<{ dropped: number }>(DROP, [[target, ...older]]);
+  return row?.dropped ?? 0;
+}
