@@ -109,6 +109,9 @@ describe("createApp over a failing store, served over HTTPS", () => {
       const answer = await call("GET", "/agents");
       expect(answer.status, JSON.stringify(value)).toBe(500);
       expect(answer.json).toEqual({ error: "server error" });
+      // A 500 is an API answer like any other (test/response-headers.test.ts has the rest).
+      expect(answer.headers["cache-control"]).toBe("no-store");
+      expect(answer.headers["x-content-type-options"]).toBe("nosniff");
     }
   });
 
@@ -117,6 +120,7 @@ describe("createApp over a failing store, served over HTTPS", () => {
     const answer = await call("GET", "/agents/by-number/1001");
     expect(answer.status).toBe(503);
     expect(answer.json).toEqual({ error: "database unavailable" });
+    expect(answer.headers["cache-control"]).toBe("no-store");
   });
 
   it("a request the contract refuses never reaches the store", async () => {

@@ -105,7 +105,7 @@ describe("TLS version floor", () => {
 
   it("is TLS 1.2", () => {
     expect(MIN_TLS_VERSION).toBe("TLSv1.2");
-    expect(tlsServerOptions({ cert: "c", key: "k" })).toEqual({ cert: "c", key: "k", minVersion: "TLSv1.2" });
+    expect(tlsServerOptions({ cert: "c", key: "k" })).toMatchObject({ cert: "c", key: "k", minVersion: "TLSv1.2" });
   });
 
   it("refuses a TLS 1.1 client and accepts TLS 1.2", async () => {
@@ -128,6 +128,38 @@ describe("TLS version floor", () => {
     const { server, port } = await listen({ cert: material.cert, key: material.key, minVersion: "TLSv1", ciphers: "DEFAULT@SECLEVEL=0" });
     try {
       expect(await handshake({ host: "127.0.0.1", port, ...legacyClient })).toEqual({ ok: true, protocol: "TLSv1.1" });
+    } finally {
+      server.close();
+    }
+  });
+});
+
+describe("cipher suites (Mozilla intermediate)", () => {
+  it("TLS 1.2 refuses suites without forward secrecy and CBC-SHA1 suites, and accepts ECDHE with AEAD; TLS 1.3 is offered", async () => {
+    const material = await loadOrCreateCertificate({ dataDir: await freshDir() });
+    const { server, port } = await listen(tlsServerOptions(material));
+    const client = { host: "127.0.0.1", port, servername: "localhost", ca: material.cert } as const;
+    const tls12 = (ciphers: string) => handshake({ ...client, maxVersion: "TLSv1.2", ciphers });
+    try {
+      for (const weak of ["AES128-SHA", "AES256-SHA", "AES128-GCM-SHA256", "AES256-GCM-SHA384", "ECDHE-RSA-AES128-SHA", "ECDHE-RSA-AES256-SHA384"]) {
+        expect(await tls12(weak), weak).toMatchObject({ ok: false });
+      }
+      expect(await tls12("ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES128-GCM-SHA256")).toEqual({ ok: true, protocol: "TLSv1.2" });
+      expect(await tls12("ECDHE-RSA-CHACHA20-POLY1305:ECDHE-ECDSA-CHACHA20-POLY1305")).toEqual({ ok: true, protocol: "TLSv1.2" });
+      expect(await handshake(client)).toEqual({ ok: true, protocol: "TLSv1.3" });
+    } finally {
+      server.close();
+    }
+  });
+
+  it("(control) the same weak TLS 1.2 client does connect to a server with Node's default suites", async () => {
+    const material = await loadOrCreateCertificate({ dataDir: await freshDir() });
+    const { server, port } = await listen({ cert: material.cert, key: material.key, minVersion: "TLSv1.2" });
+    try {
+      expect(await handshake({ host: "127.0.0.1", port, servername: "localhost", ca: material.cert, maxVersion: "TLSv1.2", ciphers: "AES128-GCM-SHA256" })).toEqual({
+        ok: true,
+        protocol: "TLSv1.2",
+      });
     } finally {
       server.close();
     }

@@ -211,7 +211,13 @@ export interface components {
         AgentId: number;
         /** @description Agent number, digits only. */
         AgentNumber: string;
-        /** @description Why the agent is paused, as shown to supervisors. Any text but the NUL character. */
+        /**
+         * @description Why the agent is paused, as shown to supervisors. Any text but the NUL
+         *     character, as well-formed Unicode: a lone UTF-16 surrogate (an escape
+         *     such as `\ud800` without its pair) is refused with `400`. Stored and
+         *     returned as sent: clients that print it to a terminal should escape
+         *     control and bidirectional characters.
+         */
         PauseReason: string;
         /** @description The status of one agent. */
         AgentStatus: {
@@ -404,6 +410,13 @@ export interface components {
          */
         Unauthorized: {
             headers: {
+                /**
+                 * @description The challenge of a `401`, naming the header the token goes in (RFC 9110 requires one).
+                 *
+                 *     Since release 17.05.
+                 * @example X-Auth-Token realm="agentd"
+                 */
+                "WWW-Authenticate"?: "X-Auth-Token realm=\"agentd\"";
                 [name: string]: unknown;
             };
             content: {
@@ -467,7 +480,12 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The token sent more requests than its rate limit allows. */
+        /**
+         * @description More requests than the rate limit allows: a valid token's own budget,
+         *     or the budget of its client address and token while the token is not
+         *     yet known to be valid. With an external authentication service, also
+         *     when the instance's cap on token checks sent to it is reached.
+         */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];

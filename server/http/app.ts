@@ -14,8 +14,10 @@ import { requestMetrics } from "./request-metrics.js";
 import { NO_METRICS, type Metrics } from "../ops/metrics.js";
 import { rateLimits } from "./rate-limit.js";
 import { requestHygiene } from "./request-hygiene.js";
+import { apiHeaders } from "./response-headers.js";
 import { strictIntegerPathParams } from "./strict-integer-path-params.js";
 import { validatorOptions } from "./validator-options.js";
+import { wellFormedBody } from "./well-formed-body.js";
 
 export interface AppDeps {
   config: Pick<Config, "validateResponses" | "bodyLimitBytes" | "rateLimit" | "corsOrigins">;
@@ -28,8 +30,9 @@ export interface AppDeps {
 
 /**
  * Builds the whole request path, in this order. A request enters through
- * logging, metrics, CORS and the rate limit; passes the request hygiene
- * checks and the JSON body parser; is checked by express-openapi-validator
+ * the headers every answer carries, logging, metrics, CORS and the rate
+ * limit; passes the request hygiene checks, the JSON body parser and the
+ * well-formed Unicode check; is checked by express-openapi-validator
  * against openapi.yaml (token and ACL first, then parameters and body), and
  * after it by strictIntegerPathParams; and reaches a handler only when the
  * contract allows it. Every failure on the way leaves through `errorHandler`
@@ -43,6 +46,7 @@ export function createApp({ config, store, verifier, logger, metrics = NO_METRIC
   // reply() must leave bodies to res.json while the validator checks responses.
   app.locals.validateResponses = config.validateResponses;
 
+  app.use(apiHeaders);
   app.use(requestLogger(logger));
   if (metrics !== NO_METRICS) app.use(requestMetrics(metrics));
   if (config.corsOrigins.length > 0) {
@@ -60,6 +64,7 @@ export function createApp({ config, store, verifier, logger, metrics = NO_METRIC
 
   app.use(requestHygiene);
   app.use(express.json({ limit: config.bodyLimitBytes, strict: true }));
+  app.use(wellFormedBody);
 
   app.use(
     OpenApiValidator.middleware(

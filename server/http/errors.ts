@@ -6,6 +6,7 @@ import type { Logger } from "pino";
 import type { components } from "../../generated/openapi.js";
 import { DatabaseUnavailableError } from "../db/sql.js";
 import { requestId } from "./logging.js";
+import { TOKEN_CHALLENGE } from "./response-headers.js";
 
 export type ErrorBody = components["schemas"]["Error"];
 export type ErrorDetail = components["schemas"]["ErrorDetail"];
@@ -146,6 +147,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     }
     const body: ErrorBody = problem.details ? { error: problem.error, details: problem.details } : { error: problem.error };
     res.status(problem.status);
+    if (problem.status === 401) res.set(TOKEN_CHALLENGE);
     if (problem.headers) res.set(problem.headers);
     res.json(body);
   };

@@ -1,6 +1,7 @@
 import type { Server } from "node:https";
 import type { Duplex } from "node:stream";
 import type { ErrorBody } from "./errors.js";
+import { API_HEADERS } from "./response-headers.js";
 
 /** Requests Node's own HTTP parser refuses before Express ever sees them. */
 const PARSER_ERRORS: Readonly<Record<string, [number, string, string]>> = {
@@ -13,10 +14,14 @@ function isTlsFailure(err: NodeJS.ErrnoException): boolean {
   return err.code !== undefined && (err.code.startsWith("ERR_TLS_") || err.code.startsWith("ERR_SSL_"));
 }
 
+const HEADER_LINES = Object.entries(API_HEADERS)
+  .map(([name, value]) => `${name}: ${value}\r\n`)
+  .join("");
+
 function answer(socket: Duplex, status: number, reason: string, error: string): void {
   const body = JSON.stringify({ error } satisfies ErrorBody);
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n${HEADER_LINES}` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
 }
