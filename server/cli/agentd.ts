@@ -8,6 +8,7 @@ import type { AdminRequest, AdminResponse } from "../admin/protocol.js";
 import type { Config } from "../config/config.js";
 import { loadConfig, loadDotEnv } from "../config/load.js";
 import { renderEnvHelp } from "../config/env-docs.js";
+import { describeFailure } from "../failure.js";
 import { createLogger } from "../log/logger.js";
 import { flushStdio, openStdio } from "../log/stdio.js";
 import { isLoopback } from "../ops/listener.js";
@@ -217,7 +218,8 @@ try {
     stdio.stderr.write(err.message + "\n");
     exitCode = err.exitCode;
   } else {
-    stdio.stderr.write(`agentd: ${err instanceof Error ? err.message : String(err)}\n`);
+    // Whatever failed (a start-up step on a path, a library's plain object), the message is readable.
+    stdio.stderr.write(`agentd: ${describeFailure(err)}\n`);
     exitCode = FAILURE;
   }
 }
