@@ -10,7 +10,7 @@ export function runDir(dataDir: string): string {
 /**
  * Creates the data directory (0700) and its run/ folder, and makes sure
  * run/ is a real folder (not a link, which could point anywhere), owned by
- * this process's user (or this process is root's) and private to it (0700),
+ * this process's user and private to it (0700),
  * so that no other user can create, hold or reach anything inside it.
  * Returns run/'s path. Throws the system's error (ENOTDIR when a file
  * stands where a folder should be), or an Error saying whose run/ is.
@@ -19,8 +19,10 @@ export function prepareRunDir(dataDir: string): string {
   const dir = runDir(dataDir);
   makePrivateDir(dataDir);
   const stat = makePrivateDir(dir, { link: "refuse" });
+  // Root included: a run/ made by another user in a data directory others
+  // can write to would stay theirs to squat, whatever mode is set on it now.
   const user = process.geteuid?.();
-  if (user !== undefined && user !== 0 && stat.uid !== user) {
+  if (user !== undefined && stat.uid !== user) {
     throw new Error(`${dir} belongs to another user (uid ${stat.uid}), not to this process's (uid ${user})`);
   }
   if ((stat.mode & 0o777) !== 0o700) chmodSync(dir, 0o700);
