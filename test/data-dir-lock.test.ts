@@ -40,7 +40,7 @@ async function child(script: string, args: string[], uid?: number): Promise<{ sa
   children.set(proc, exited);
   const said = await new Promise<string>((resolve, reject) => {
     let out = "";
-    proc.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+    proc.stdout.setEncoding("utf8").on("data", (chunk: string) => {
       out += chunk;
       if (out.includes("\n")) resolve(out.slice(0, out.indexOf("\n")));
     });

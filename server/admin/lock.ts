@@ -1,6 +1,5 @@
 import { closeSync, constants, openSync } from "node:fs";
 import path from "node:path";
-import fsx from "fs-native-extensions";
 import { PathFailure } from "../failure.js";
 import { prepareRunDir } from "./run-dir.js";
 
@@ -11,11 +10,6 @@ export interface DataDirLock {
 
 export class DataDirBusyError extends Error {
   override readonly name = "DataDirBusyError";
-}
-
-/** The lock file: inside run/, which only the data directory's owner can reach. */
-export function lockFilePath(dataDir: string): string {
-  return path.join(prepareRunDir(dataDir), "lock");
 }
 
 const RETRY_MS = 100;
@@ -36,13 +30,17 @@ const RETRY_MS = 100;
 export async function lockDataDir(dataDir: string, { waitMs = 0 } = {}): Promise<DataDirLock> {
   let fd: number;
   try {
-    // O_NOFOLLOW: the lock is this file, never what a link points to.
-    fd = openSync(lockFilePath(dataDir), constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
+    // Inside run/, which only the data directory's owner can reach. O_NOFOLLOW:
+    // the lock is this file, never what a link in its place points to.
+    const file = path.join(prepareRunDir(dataDir), "lock");
+    fd = openSync(file, constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
   } catch (err) {
     throw new PathFailure("open the data directory", dataDir, err);
   }
   const deadline = Date.now() + waitMs;
   try {
+    // Loaded here: a deployment on PostgreSQL never takes the lock, nor loads this native addon.
+    const { default: fsx } = await import("fs-native-extensions");
     while (!fsx.tryLock(fd)) {
       if (Date.now() >= deadline) {
         throw new DataDirBusyError(`the data directory ${dataDir} is in use by another agentd process`);
