@@ -177,7 +177,7 @@ async function bootstrapTokens(config: Config, stores: Stores): Promise<string |
   }
   if (config.authUrl) return null;
   if ((await stores.tokens.count()) > 0) return null;
-  return stores.tokens.create(["agentd.#"], null);
+  return (await stores.tokens.create(["agentd.#"], null)).token;
 }
 
 /** Graceful stop: no new connections, in-flight requests finish (bounded), idle keep-alives close. */

@@ -281,7 +281,7 @@ describe("EmbeddedVerifier on the SQL token store (PGlite)", () => {
   });
 
   it("a known token is allowed for its ACL and refused others", async () => {
-    const token = await tokens.create([READ_ALL, "agentd.agents.by-id.7.read"], null);
+    const token = (await tokens.create([READ_ALL, "agentd.agents.by-id.7.read"], null)).token;
     expect(await verifier.verify(token, READ_ALL)).toEqual({ ok: true });
     expect(await verifier.verify(token, "agentd.agents.by-id.7.read")).toEqual({ ok: true });
     expect(await verifier.verify(token, "agentd.agents.by-id.8.read")).toEqual(FORBIDDEN);
@@ -289,18 +289,18 @@ describe("EmbeddedVerifier on the SQL token store (PGlite)", () => {
   });
 
   it("a token without any ACL is refused everything", async () => {
-    const token = await tokens.create([], null);
+    const token = (await tokens.create([], null)).token;
     expect(await verifier.verify(token, READ_ALL)).toEqual(FORBIDDEN);
   });
 
   it("* grants one segment, # any number", async () => {
-    const star = await tokens.create(["agentd.agents.by-number.*.pause.create"], null);
+    const star = (await tokens.create(["agentd.agents.by-number.*.pause.create"], null)).token;
     expect(await verifier.verify(star, PAUSE_1001)).toEqual({ ok: true });
     expect(await verifier.verify(star, "agentd.agents.by-number.1002.pause.create")).toEqual({ ok: true });
     expect(await verifier.verify(star, "agentd.agents.by-number.1001.read")).toEqual(FORBIDDEN);
     expect(await verifier.verify(star, READ_ALL)).toEqual(FORBIDDEN);
 
-    const admin = await tokens.create(["agentd.#"], null);
+    const admin = (await tokens.create(["agentd.#"], null)).token;
     for (const acl of [READ_ALL, PAUSE_1001, "agentd.agents.by-id.1.read"]) {
       expect(await verifier.verify(admin, acl)).toEqual({ ok: true });
     }
@@ -308,7 +308,7 @@ describe("EmbeddedVerifier on the SQL token store (PGlite)", () => {
   });
 
   it("a token is invalid from the moment it expires", async () => {
-    const token = await tokens.create(["agentd.#"], 60);
+    const token = (await tokens.create(["agentd.#"], 60)).token;
     expect(await verifier.verify(token, READ_ALL)).toEqual({ ok: true });
     clock += 59_999;
     expect(await verifier.verify(token, READ_ALL)).toEqual({ ok: true });
@@ -319,7 +319,7 @@ describe("EmbeddedVerifier on the SQL token store (PGlite)", () => {
   });
 
   it("a revoked token is invalid on the very next check (nothing cached)", async () => {
-    const token = await tokens.create(["agentd.#"], null);
+    const token = (await tokens.create(["agentd.#"], null)).token;
     expect(await verifier.verify(token, READ_ALL)).toEqual({ ok: true });
     expect(await tokens.revoke(token)).toBe(true);
     expect(await verifier.verify(token, READ_ALL)).toEqual(INVALID);

@@ -1,12 +1,15 @@
 // The migration files: read in version order, each cut into the single
-// statements PGlite runs. (Applying them is store.test.ts's and
-// multi-instance.test.ts's.)
+// statements PGlite runs; and what a migration does to rows that existed
+// before it, on both databases. (Applying them to fresh databases is
+// store.test.ts's and multi-instance.test.ts's.)
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { MIGRATIONS, findMigrations, readMigrations } from "../server/db/migrations.js";
+import { MIGRATIONS, findMigrations, migrate, readMigrations } from "../server/db/migrations.js";
+import { hashToken } from "../server/store/sql-token-store.js";
+import { availableKinds } from "./helpers/databases.js";
 import { splitStatements } from "../server/db/split-statements.js";
 
 describe("splitStatements", () => {
@@ -64,5 +67,36 @@ describe("readMigrations", () => {
     expect(() => readMigrations(dir)).toThrow(/003-third\.sql: migration 2 must be named 002-<what>\.sql/);
     await writeFile(join(dir, "002-second.sql"), "SELECT 2;");
     expect(readMigrations(dir)).toEqual([["SELECT 1"], ["SELECT 2"], ["SELECT 3"]]);
+  });
+});
+
+describe.each(availableKinds())("migration 6 on $kind", ({ fresh, available }) => {
+  it.skipIf(!available)("gives every token that existed before it an id of its own, and every token written later one too", async () => {
+    const t = await fresh();
+    try {
+      const db = await t.open();
+      expect(await migrate(db, MIGRATIONS.slice(0, 5))).toEqual([1, 2, 3, 4, 5]);
+      const secrets = Array.from({ length: 50 }, (_, i) => `token-from-before-ids-${i}`);
+      for (const secret of secrets) {
+        await db.query("INSERT INTO tokens (token_hash, acls) VALUES ($1, $2)", [hashToken(secret), ["agentd.#"]]);
+      }
+      expect(await migrate(db)).toEqual([6]);
+
+      const rows = await db.query<{ id: string; token_hash: string }>("SELECT id, token_hash FROM tokens");
+      expect(rows).toHaveLength(secrets.length);
+      for (const row of rows) {
+        expect(row.id).toMatch(/^[0-9a-f]{12}$/);
+        expect(row.token_hash).not.toContain(row.id);
+      }
+      expect(new Set(rows.map((row) => row.id)).size).toBe(secrets.length);
+
+      // As an instance that predates the ids writes it, naming no id.
+      await db.query("INSERT INTO tokens (token_hash, acls) VALUES ($1, $2)", [hashToken("written-by-an-old-instance"), ["agentd.#"]]);
+      const [late] = await db.query<{ id: string }>("SELECT id FROM tokens WHERE token_hash = $1", [hashToken("written-by-an-old-instance")]);
+      expect(late?.id).toMatch(/^[0-9a-f]{12}$/);
+      expect(rows.map((row) => row.id)).not.toContain(late?.id);
+    } finally {
+      await t.cleanup();
+    }
   });
 });

@@ -1,7 +1,7 @@
 // `agentd` as an operator runs it: real child processes on a real data
 // directory, talking HTTPS, with the admin CLI beside them.
-import { X509Certificate } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createHash, X509Certificate } from "node:crypto";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -15,17 +15,54 @@ import { SUITE_AGENTS, suiteAgents } from "./helpers/agents.js";
 import { ownDataDir } from "./helpers/data-dir.js";
 import { callHttps } from "./helpers/https.js";
 import { freePort } from "../devkit/ports.js";
+import { freshPostgres, postgresTestUrl, type TestDatabase } from "./helpers/databases.js";
 import { runAgentd, spawnAgentd, type AgentdProcess } from "./helpers/process.js";
+import { ADMIN_TOKEN, startTestServer, type TestServer } from "./helpers/server.js";
 
-/** `agentd <args>` with this data directory, run to completion. */
-function agentd(args: string[], dataDir: string, env: Record<string, string> = {}) {
-  return runAgentd(args, { AGENTD_DATA_DIR: dataDir, ...env }, { cwd: dataDir });
+/** `agentd <args>` with this data directory, run to completion; `input` on its standard input. */
+function agentd(args: string[], dataDir: string, env: Record<string, string> = {}, input?: string) {
+  return runAgentd(args, { AGENTD_DATA_DIR: dataDir, ...env }, { cwd: dataDir, ...(input === undefined ? {} : { input }) });
+}
+
+/**
+ * `agentd token list`, as a table and as JSON, shows the token `id` with
+ * its ACLs and expiry (set or not), and none of the `secrets` or their
+ * hashes, whole or in part.
+ */
+async function expectListed(dataDir: string, expected: { id: string; acls: string[]; expires: boolean }, secrets: string[], env: Record<string, string> = {}) {
+  const table = await agentd(["token", "list"], dataDir, env);
+  expect(table.code, table.stderr).toBe(0);
+  const [header, ...lines] = table.stdout.trimEnd().split("\n");
+  expect(header).toMatch(/^ID +EXPIRES +CREATED +ACL$/);
+  const line = lines.find((l) => l.startsWith(`${expected.id} `));
+  expect(line, table.stdout).toBeDefined();
+  expect(line).toContain(expected.acls.join(" "));
+  expect(line).toMatch(expected.expires ? new RegExp(`^${expected.id} +\\d{4}-\\d\\d-\\d\\dT`) : new RegExp(`^${expected.id} +never `));
+
+  const json = await agentd(["token", "list", "--json"], dataDir, env);
+  expect(json.code, json.stderr).toBe(0);
+  const listed = JSON.parse(json.stdout);
+  expect(listed.find((t: { id: string }) => t.id === expected.id)).toEqual({
+    id: expected.id,
+    acls: expected.acls,
+    expiresAt: expected.expires ? expect.stringMatching(/^\d{4}-/) : null,
+    createdAt: expect.stringMatching(/^\d{4}-/),
+  });
+  for (const secret of secrets) {
+    const hash = createHash("sha256").update(secret).digest("hex");
+    for (const output of [table.stdout, table.stderr, json.stdout]) {
+      expect(output).not.toContain(secret);
+      expect(output).not.toContain(hash.slice(0, 8));
+    }
+  }
 }
 
 /** `agentd serve` on this data directory, with JSON logs at the default level. */
 function serve(dataDir: string, env: Record<string, string> = {}): Promise<AgentdProcess> {
   return spawnAgentd({ AGENTD_DATA_DIR: dataDir, AGENTD_LOG_LEVEL: "info", ...env }, { cwd: dataDir });
 }
+
+const pgUrl = postgresTestUrl();
 
 // The suite's own agents, put in the data directory before the first start
 // (no demo seed); the demo seed itself is checked by the admin CLI's test below.
@@ -118,20 +155,54 @@ describe("agentd serve on the embedded defaults", () => {
     expect((await served.call("GET", "/agents", { token: adminToken })).status).toBe(200);
   });
 
-  it("creates and revokes tokens through the running server", async () => {
+  it("creates, lists and revokes tokens through the running server, never showing a secret but once", async () => {
     const created = await agentd(["token", "create", "--acl", "agentd.agents.read", "--ttl", "1h"], dataDir);
     expect(created.code, created.stderr).toBe(0);
     const token = created.stdout.trim();
+    const id = /token id: ([0-9a-f]{12})/.exec(created.stderr)?.[1];
+    expect(id, created.stderr).toBeDefined();
     expect((await served.call("GET", "/agents", { token })).status).toBe(200);
     expect((await served.call("GET", `/agents/by-id/${pausable.id}`, { token })).status).toBe(403);
+    const second = await agentd(["token", "create", "--acl", "agentd.agents.read"], dataDir);
+    const secondToken = second.stdout.trim();
+    const secondId = /token id: ([0-9a-f]{12})/.exec(second.stderr)?.[1];
 
-    const revoked = await agentd(["token", "revoke", token], dataDir);
+    await expectListed(dataDir, { id: id!, acls: ["agentd.agents.read"], expires: true }, [token, secondToken, adminToken]);
+    await expectListed(dataDir, { id: secondId!, acls: ["agentd.agents.read"], expires: false }, [token, secondToken, adminToken]);
+
+    // The secret on standard input, as the README says, not on the command line.
+    const revoked = await agentd(["token", "revoke"], dataDir, {}, `${token}\n`);
     expect(revoked.code, revoked.stderr).toBe(0);
+    expect(revoked.stderr).not.toContain("warning");
     expect((await served.call("GET", "/agents", { token })).status).toBe(401);
-
-    const again = await agentd(["token", "revoke", token], dataDir);
+    const again = await agentd(["token", "revoke", "-"], dataDir, {}, token);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain("no such token");
+
+    const byId = await agentd(["token", "revoke", "--id", secondId!], dataDir);
+    expect(byId.code, byId.stderr).toBe(0);
+    expect((await served.call("GET", "/agents", { token: secondToken })).status).toBe(401);
+    const list = await agentd(["token", "list", "--json"], dataDir);
+    expect(JSON.parse(list.stdout).map((t: { id: string }) => t.id)).not.toEqual(expect.arrayContaining([id, secondId]));
+    expect((await served.call("GET", "/agents", { token: adminToken })).status).toBe(200);
+
+    // The argument still works, for old scripts, with a warning.
+    const third = (await agentd(["token", "create", "--acl", "agentd.agents.read"], dataDir)).stdout.trim();
+    const onCommandLine = await agentd(["token", "revoke", third], dataDir);
+    expect(onCommandLine.code, onCommandLine.stderr).toBe(0);
+    expect(onCommandLine.stderr).toMatch(/warning: a token on the command line shows in ps/);
+    expect((await served.call("GET", "/agents", { token: third })).status).toBe(401);
+  });
+
+  it("refuses a revoke with nothing to revoke or two things to revoke (exit 2)", async () => {
+    const nothing = await agentd(["token", "revoke"], dataDir);
+    expect(nothing.code).toBe(2);
+    expect(nothing.stderr).toContain("no token on standard input");
+    const both = await agentd(["token", "revoke", "--id", "0123456789ab", "some-token"], dataDir);
+    expect(both.code).toBe(2);
+    const unknown = await agentd(["token", "revoke", "--id", "0123456789ab"], dataDir);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("no such token");
   });
 
   it("imports a good file through the running server, and a bad file changes nothing", async () => {
@@ -223,8 +294,22 @@ describe("the admin CLI without a running server", () => {
     const imported = await agentd(["import", file], dataDir);
     expect(imported.code, imported.stderr).toBe(0);
 
+    // Tokens listed and revoked with no server: by standard input and by id.
+    const tokens = await Promise.all(["a", "b", "c"].map(() => agentd(["token", "create", "--acl", "agentd.agents.read"], dataDir)));
+    const [kept, byStdin, byId] = tokens.map((result) => ({ token: result.stdout.trim(), id: /token id: (\w+)/.exec(result.stderr)?.[1] ?? "" }));
+    await expectListed(dataDir, { id: byId!.id, acls: ["agentd.agents.read"], expires: false }, [token, ...tokens.map((t) => t.stdout.trim())]);
+    expect((await agentd(["token", "revoke"], dataDir, {}, byStdin!.token + "\n")).code).toBe(0);
+    expect((await agentd(["token", "revoke", "--id", byId!.id], dataDir)).code).toBe(0);
+    const left = JSON.parse((await agentd(["token", "list", "--json"], dataDir)).stdout).map((t: { id: string }) => t.id);
+    expect(left).toContain(kept!.id);
+    expect(left).not.toContain(byStdin!.id);
+    expect(left).not.toContain(byId!.id);
+
     const served = await serve(dataDir);
     try {
+      expect((await served.call("GET", "/agents", { token: kept!.token })).status).toBe(200);
+      expect((await served.call("GET", "/agents", { token: byStdin!.token })).status).toBe(401);
+      expect((await served.call("GET", "/agents", { token: byId!.token })).status).toBe(401);
       // A token already exists, so no admin token is made or printed.
       expect(served.output()).not.toContain("shown only this once");
       const answer = await served.call("GET", "/agents/by-number/7070", { token });
@@ -252,6 +337,48 @@ describe("the admin CLI without a running server", () => {
   });
 });
 
+describe("start-up failures name the path and the system's reason, and exit 1", () => {
+  let tmp: string;
+  beforeAll(() => {
+    tmp = mkdtempSync(path.join(tmpdir(), "agentd-unusable-"));
+  });
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+  /** `agentd serve`, and an admin command, on `dataDir`: both fail with exit code 1 and `message` as a line of their own. */
+  async function expectRefused(dataDir: string, message: string): Promise<void> {
+    for (const args of [["serve"], ["token", "create", "--acl", "agentd.#"]]) {
+      const result = await runAgentd(args, { AGENTD_DATA_DIR: dataDir, AGENTD_PORT: "0", AGENTD_OPS_PORT: "0" }, { cwd: tmp, timeoutMs: 30_000 });
+      expect(result.stderr.split("\n"), args.join(" ")).toContain(message);
+      expect(result.stderr).not.toContain("[object Object]");
+      expect(result.stderr).not.toContain("agentd is serving");
+      expect(result.code, args.join(" ")).toBe(1);
+    }
+  }
+
+  it("a regular file where the data directory should be, or above it", async () => {
+    const file = path.join(tmp, "a-file");
+    writeFileSync(file, "not a directory\n");
+    await expectRefused(file, `agentd: cannot open the data directory ${file}: ENOTDIR: not a directory`);
+    await expectRefused(path.join(file, "data"), `agentd: cannot open the data directory ${path.join(file, "data")}: ENOTDIR: not a directory`);
+  });
+
+  it("a regular file where its run/ folder should be", async () => {
+    const dataDir = path.join(tmp, "run-is-a-file");
+    mkdirSync(dataDir, { mode: 0o700 });
+    writeFileSync(path.join(dataDir, "run"), "not a directory\n");
+    await expectRefused(dataDir, `agentd: cannot open the data directory ${dataDir}: ENOTDIR: not a directory (${path.join(dataDir, "run")})`);
+  });
+
+  it("unusable files in the embedded database, which PGlite reports as a bare errno object", async () => {
+    const dataDir = path.join(tmp, "broken-pgdata");
+    await ownDataDir(dataDir);
+    const conf = path.join(dataDir, "pgdata", "postgresql.conf");
+    rmSync(conf);
+    mkdirSync(conf);
+    await expectRefused(dataDir, `agentd: cannot open the embedded database in ${path.join(dataDir, "pgdata")}: EISDIR: illegal operation on a directory`);
+  });
+});
+
 describe("configuration errors", () => {
   it.each([
     ["AGENTD_PORT", "abc"],
@@ -270,5 +397,48 @@ describe("configuration errors", () => {
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe.skipIf(pgUrl === undefined)("token commands on PostgreSQL", () => {
+  let db: TestDatabase;
+  let server: TestServer;
+  let cwd: string;
+  const cli = (args: string[], input?: string) =>
+    runAgentd(args, { AGENTD_DATABASE_URL: db.location }, { cwd, ...(input === undefined ? {} : { input }) });
+
+  beforeAll(async () => {
+    cwd = mkdtempSync(path.join(tmpdir(), "agentd-pg-cli-"));
+    db = await freshPostgres();
+    server = await startTestServer({ AGENTD_DATABASE_URL: db.location });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await db?.cleanup();
+    rmSync(cwd, { recursive: true, force: true });
+  });
+
+  it("create, list, revoke by standard input and by id: the revoked tokens stop working at once", async () => {
+    const created = await Promise.all([cli(["token", "create", "--acl", "agentd.#", "--ttl", "2h"]), cli(["token", "create", "--acl", "agentd.agents.read"])]);
+    const [one, two] = created.map((result) => {
+      expect(result.code, result.stderr).toBe(0);
+      return { token: result.stdout.trim(), id: /token id: ([0-9a-f]{12})/.exec(result.stderr)?.[1] ?? "" };
+    });
+    for (const { token } of [one!, two!]) expect((await server.call("GET", "/agents", { token })).status).toBe(200);
+
+    const listed = await cli(["token", "list", "--json"]);
+    expect(listed.code, listed.stderr).toBe(0);
+    const tokens = JSON.parse(listed.stdout);
+    expect(tokens.find((t: { id: string }) => t.id === one!.id)).toMatchObject({ acls: ["agentd.#"], expiresAt: expect.stringMatching(/^\d{4}-/) });
+    expect(tokens.find((t: { id: string }) => t.id === two!.id)).toMatchObject({ acls: ["agentd.agents.read"], expiresAt: null });
+    // AGENTD_ADMIN_TOKEN is there too, with an id of its own.
+    expect(tokens).toHaveLength(3);
+    for (const secret of [one!.token, two!.token, ADMIN_TOKEN]) expect(listed.stdout).not.toContain(secret);
+
+    expect((await cli(["token", "revoke", "-"], one!.token)).code).toBe(0);
+    expect((await server.call("GET", "/agents", { token: one!.token })).status).toBe(401);
+    expect((await cli(["token", "revoke", "--id", two!.id])).code).toBe(0);
+    expect((await server.call("GET", "/agents", { token: two!.token })).status).toBe(401);
+    expect((await server.call("GET", "/agents")).status).toBe(200);
   });
 });

@@ -155,7 +155,7 @@ describe("CachedTokenStore on PGlite", () => {
   it("remembers known and unknown tokens, and forgets them on every change", async () => {
     const sql = counting(db);
     const tokens = new CachedTokenStore(new SqlTokenStore(sql), 100);
-    const token = await tokens.create(["agentd.agents.read"], null);
+    const token = (await tokens.create(["agentd.agents.read"], null)).token;
     sql.count = 0;
     for (let i = 0; i < 5; i++) {
       expect((await tokens.find(token))?.acls).toEqual(["agentd.agents.read"]);

@@ -350,7 +350,7 @@ describe.each(kinds)("store on $kind", ({ fresh, available }) => {
     it("pauses and tokens persist across close and reopen", async () => {
       const store = await resetAgents(db);
       expect(await store.pause("1005", "persisted")).toBe("paused");
-      const token = await new SqlTokenStore(db).create(["agentd.agents.read"], null);
+      const token = (await new SqlTokenStore(db).create(["agentd.agents.read"], null)).token;
       await reopen();
       const again = new SqlAgentStore(db, await readOriginUuid(db, null));
       expect(await again.getByNumber("1005")).toMatchObject({ paused: true, paused_reason: "persisted" });
@@ -363,7 +363,7 @@ describe.each(kinds)("store on $kind", ({ fresh, available }) => {
       const tokens = new SqlTokenStore(db, () => now);
       expect(await tokens.count()).toBe(0);
 
-      const token = await tokens.create(["agentd.agents.read", "agentd.agents.by-id.*.read"], 3600);
+      const token = (await tokens.create(["agentd.agents.read", "agentd.agents.by-id.*.read"], 3600)).token;
       expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
       expect(await tokens.find(token)).toEqual({
         acls: ["agentd.agents.read", "agentd.agents.by-id.*.read"],
@@ -387,6 +387,39 @@ describe.each(kinds)("store on $kind", ({ fresh, available }) => {
       expect(await tokens.revoke(token)).toBe(false);
       expect(await tokens.find(token)).toBeUndefined();
       expect(await tokens.count()).toBe(1);
+    });
+
+    it("tokens: a short random id each, listed without the secret or its hash, and revocable by id", async () => {
+      await db.query("DELETE FROM tokens");
+      const now = Date.UTC(2030, 0, 1);
+      const tokens = new SqlTokenStore(db, () => now);
+      const reader = await tokens.create(["agentd.agents.read"], 3600);
+      const admin = await tokens.create(["agentd.#"], null);
+      await tokens.ensure("my-scripted-admin-token", ["agentd.#"]);
+      expect(reader.id).toMatch(/^[0-9a-f]{12}$/);
+      expect(admin.id).toMatch(/^[0-9a-f]{12}$/);
+
+      const listed = await tokens.list();
+      expect(listed).toHaveLength(3);
+      expect(new Set(listed.map((t) => t.id)).size).toBe(3);
+      expect(listed.find((t) => t.id === reader.id)).toEqual({
+        id: reader.id,
+        acls: ["agentd.agents.read"],
+        expiresAt: new Date(now + 3_600_000),
+        createdAt: expect.any(Date),
+      });
+      expect(listed.find((t) => t.id === admin.id)).toMatchObject({ acls: ["agentd.#"], expiresAt: null });
+      const text = JSON.stringify(listed);
+      for (const secret of [reader.token, admin.token, "my-scripted-admin-token"]) {
+        expect(text).not.toContain(secret);
+        expect(text).not.toContain(hashToken(secret).slice(0, 12));
+      }
+
+      expect(await tokens.revokeById(reader.id)).toBe(true);
+      expect(await tokens.revokeById(reader.id)).toBe(false);
+      expect(await tokens.find(reader.token)).toBeUndefined();
+      expect(await tokens.find(admin.token)).toBeDefined();
+      expect((await tokens.list()).map((t) => t.id)).not.toContain(reader.id);
     });
 
   });

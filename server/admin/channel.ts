@@ -2,11 +2,13 @@ import { chmodSync, mkdirSync, rmSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import type { Logger } from "pino";
+import { PathFailure } from "../failure.js";
 import type { AdminRequest, AdminResponse } from "./protocol.js";
+import { runDir } from "./run-dir.js";
 
 /** Where a server listens for admin commands, inside its data directory. */
 export function adminSocketPath(dataDir: string): string {
-  return path.join(dataDir, "run", "admin.sock");
+  return path.join(runDir(dataDir), "admin.sock");
 }
 
 const MAX_REQUEST_BYTES = 64 * 1024 * 1024;
@@ -22,10 +24,6 @@ export async function startAdminChannel(
   handle: (request: AdminRequest) => Promise<AdminResponse>,
   logger: Logger,
 ): Promise<{ close(): Promise<void> }> {
-  mkdirSync(path.dirname(socketPath), { recursive: true, mode: 0o700 });
-  chmodSync(path.dirname(socketPath), 0o700);
-  rmSync(socketPath, { force: true });
-
   const server = net.createServer((socket) => {
     let buffer = "";
     socket.setEncoding("utf8");
@@ -58,11 +56,19 @@ export async function startAdminChannel(
     }
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(socketPath, () => resolve());
-  });
-  chmodSync(socketPath, 0o600);
+  try {
+    mkdirSync(path.dirname(socketPath), { recursive: true, mode: 0o700 });
+    chmodSync(path.dirname(socketPath), 0o700);
+    rmSync(socketPath, { force: true });
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(socketPath, () => resolve());
+    });
+    chmodSync(socketPath, 0o600);
+  } catch (err) {
+    server.close();
+    throw new PathFailure("listen on the admin socket", socketPath, err);
+  }
   server.unref();
 
   return {
@@ -97,7 +103,8 @@ export function callAdminChannel(socketPath: string, request: AdminRequest): Pro
       }
     });
     socket.on("error", (err: NodeJS.ErrnoException) => {
-      if (!connected && (err.code === "ENOENT" || err.code === "ECONNREFUSED")) resolve(undefined);
+      // Nothing listens there (or the path cannot hold a socket: the lock, taken next, names the problem).
+      if (!connected && ["ENOENT", "ECONNREFUSED", "ENOTDIR", "EACCES"].includes(err.code ?? "")) resolve(undefined);
       else reject(err);
     });
   });

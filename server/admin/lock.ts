@@ -1,6 +1,7 @@
-import { createHash } from "node:crypto";
-import { mkdirSync, realpathSync } from "node:fs";
-import net from "node:net";
+import { closeSync, constants, openSync } from "node:fs";
+import path from "node:path";
+import { PathFailure } from "../failure.js";
+import { prepareRunDir } from "./run-dir.js";
 
 /** Held by the one process that has the embedded database open. */
 export interface DataDirLock {
@@ -11,41 +12,53 @@ export class DataDirBusyError extends Error {
   override readonly name = "DataDirBusyError";
 }
 
+const RETRY_MS = 100;
+
 /**
  * PGlite is single-process: two processes writing one data directory would
- * corrupt it. The lock is a Linux abstract Unix socket named after the data
- * directory: binding it is atomic, and the kernel releases it when its
- * process dies, even on kill -9, so a crash never leaves a stale lock.
+ * corrupt it. The lock is a kernel lock (an open-file-description lock, by
+ * fs-native-extensions) on `run/lock`, held for as long as this process
+ * keeps the file open:
+ * - the kernel drops it when the process ends, however it ends (kill -9
+ *   included), so a crash never leaves a stale lock, and the file itself may
+ *   stay (it is never removed: removing it would let two processes lock two
+ *   different files under one name);
+ * - run/ is private to the data directory's owner (run-dir.ts), so no other
+ *   user can open the file, let alone hold its lock.
+ * Two locks of one directory exclude each other in one process too.
  */
 export async function lockDataDir(dataDir: string, { waitMs = 0 } = {}): Promise<DataDirLock> {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const name = "\0agentd-" + createHash("sha256").update(realpathSync(dataDir)).digest("hex").slice(0, 32);
+  let fd: number;
+  try {
+    // Inside run/, which only the data directory's owner can reach. O_NOFOLLOW:
+    // the lock is this file, never what a link in its place points to.
+    const file = path.join(prepareRunDir(dataDir), "lock");
+    fd = openSync(file, constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
+  } catch (err) {
+    throw new PathFailure("open the data directory", dataDir, err);
+  }
   const deadline = Date.now() + waitMs;
-  for (;;) {
-    try {
-      const server = await bind(name);
-      return {
-        release: () => new Promise<void>((resolve) => server.close(() => resolve())),
-      };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EADDRINUSE") throw err;
+  try {
+    // Loaded here: a deployment on PostgreSQL never takes the lock, nor loads this native addon.
+    const { default: fsx } = await import("fs-native-extensions");
+    while (!fsx.tryLock(fd)) {
       if (Date.now() >= deadline) {
         throw new DataDirBusyError(`the data directory ${dataDir} is in use by another agentd process`);
       }
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
     }
+  } catch (err) {
+    closeSync(fd);
+    if (err instanceof DataDirBusyError) throw err;
+    throw new PathFailure("lock the data directory", dataDir, err);
   }
-}
-
-function bind(name: string): Promise<net.Server> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer((socket) => socket.destroy());
-    server.once("error", reject);
-    server.listen(name, () => {
-      server.off("error", reject);
-      // The lock must not keep the event loop alive on its own.
-      server.unref();
-      resolve(server);
-    });
-  });
+  let held = true;
+  return {
+    release() {
+      // Closing the file releases its lock.
+      if (held) closeSync(fd);
+      held = false;
+      return Promise.resolve();
+    },
+  };
 }

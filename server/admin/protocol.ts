@@ -2,6 +2,8 @@
 export type AdminRequest =
   | { op: "token.create"; acls: string[]; ttlSeconds: number | null }
   | { op: "token.revoke"; token: string }
+  | { op: "token.revoke-id"; id: string }
+  | { op: "token.list" }
   | { op: "import"; text: string }
   | { op: "events.list" }
   /** `sink`: an outbox sink name (events/sink.ts); `force`: drop it even when it is configured. */
@@ -18,6 +20,24 @@ export interface SinkBacklogAnswer {
   configured: boolean;
 }
 
+/** A token as `token list` shows it: never the secret or its hash. Times are ISO 8601. */
+export interface ListedToken {
+  id: string;
+  acls: string[];
+  /** null: never expires. */
+  expiresAt: string | null;
+  createdAt: string;
+}
+
 export type AdminResponse =
-  | { ok: true; token?: string; revoked?: boolean; imported?: number; sinks?: SinkBacklogAnswer[]; dropped?: number }
+  | {
+      ok: true;
+      token?: string;
+      id?: string;
+      revoked?: boolean;
+      tokens?: ListedToken[];
+      imported?: number;
+      sinks?: SinkBacklogAnswer[];
+      dropped?: number;
+    }
   | { ok: false; error: string; problems?: string[] };

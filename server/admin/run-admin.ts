@@ -22,10 +22,26 @@ export interface AdminDeps {
  */
 export async function runAdmin(request: AdminRequest, deps: AdminDeps): Promise<AdminResponse> {
   switch (request.op) {
-    case "token.create":
-      return { ok: true, token: await deps.tokens.create(request.acls, request.ttlSeconds) };
+    case "token.create": {
+      const created = await deps.tokens.create(request.acls, request.ttlSeconds);
+      return { ok: true, token: created.token, id: created.id };
+    }
     case "token.revoke":
       return { ok: true, revoked: await deps.tokens.revoke(request.token) };
+    case "token.revoke-id":
+      return { ok: true, revoked: await deps.tokens.revokeById(request.id) };
+    case "token.list": {
+      const tokens = await deps.tokens.list();
+      return {
+        ok: true,
+        tokens: tokens.map((t) => ({
+          id: t.id,
+          acls: t.acls,
+          expiresAt: t.expiresAt?.toISOString() ?? null,
+          createdAt: t.createdAt.toISOString(),
+        })),
+      };
+    }
     case "import": {
       // The store writes each batch while the reader checks it, in one
       // transaction that an invalid file rolls back: nothing is written.
@@ -59,5 +75,8 @@ export async function runAdmin(request: AdminRequest, deps: AdminDeps): Promise<
       }
       return { ok: true, dropped: await dropSinkEvents(deps.db, sink) };
     }
+    default:
+      // A newer CLI asking a server that does not know the command yet.
+      return { ok: false, error: `this agentd does not know the admin command ${JSON.stringify((request as { op: unknown }).op)}; upgrade it` };
   }
 }

@@ -4,14 +4,16 @@ import { Command, CommanderError, InvalidArgumentError } from "commander";
 import ms from "ms";
 import { dispatchAdmin } from "../admin/dispatch.js";
 import { DataDirBusyError } from "../admin/lock.js";
-import type { AdminRequest, AdminResponse } from "../admin/protocol.js";
+import type { AdminRequest, AdminResponse, ListedToken } from "../admin/protocol.js";
 import type { Config } from "../config/config.js";
 import { loadConfig, loadDotEnv } from "../config/load.js";
 import { renderEnvHelp } from "../config/env-docs.js";
 import { sinkDisplayName, sinkNameFromArgument } from "../events/sink.js";
+import { describeFailure } from "../failure.js";
 import { createLogger } from "../log/logger.js";
 import { flushStdio, openStdio } from "../log/stdio.js";
 import { isLoopback } from "../ops/listener.js";
+import { readFirstLine } from "./read-line.js";
 
 /** Exit codes: 0 success, 1 failure, 2 usage or configuration error. */
 const FAILURE = 1;
@@ -144,6 +146,37 @@ async function printResult(text: string): Promise<void> {
   }
 }
 
+/** The longest line read as a token: far above any real one (43 characters, or AGENTD_ADMIN_TOKEN's). */
+const TOKEN_LINE_LIMIT = 4096;
+
+/** The token to revoke, from the first line of standard input (typed at a prompt when it is a terminal). */
+async function tokenFromStdin(): Promise<string> {
+  if (process.stdin.isTTY) stdio.stderr.write("token to revoke: ");
+  let line;
+  try {
+    line = await readFirstLine(process.stdin, TOKEN_LINE_LIMIT);
+  } catch (err) {
+    throw new CliFailure(`agentd: cannot read the token from standard input: ${describeFailure(err)}`, USAGE);
+  }
+  if (line === null) throw new CliFailure("agentd: no token on standard input (or give --id ID)", USAGE);
+  return line;
+}
+
+/** `token list` as a table, oldest first; the ACLs last, as they vary in length. */
+function tokenTable(tokens: ListedToken[], now: Date): string {
+  const rows = [
+    ["ID", "EXPIRES", "CREATED", "ACL"],
+    ...tokens.map((t) => [
+      t.id,
+      t.expiresAt === null ? "never" : new Date(t.expiresAt) <= now ? `${t.expiresAt} (expired)` : t.expiresAt,
+      t.createdAt,
+      t.acls.join(" "),
+    ]),
+  ];
+  const widths = [0, 1, 2].map((column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows.map((row) => row.map((cell, column) => (column < 3 ? cell.padEnd(widths[column]!) : cell)).join("  ")).join("\n") + "\n";
+}
+
 function parseTtl(value: string): number {
   const millis = /^\d+$/.test(value) ? Number(value) * 1000 : ms(value as ms.StringValue);
   if (typeof millis !== "number" || !Number.isFinite(millis) || millis < 1000) {
@@ -180,19 +213,42 @@ function program(): Command {
   const token = cli.command("token").description("manage embedded tokens");
   token
     .command("create")
-    .description("create a token and print it")
+    .description("create a token: prints it on standard output (shown only this once) and its id on standard error")
     .requiredOption("--acl <acl...>", "ACLs the token grants, e.g. agentd.agents.read or agentd.#")
     .option("--ttl <duration>", "expire after this long (e.g. 30m, 12h, 7d); default: never", parseTtl)
     .action(async (options: { acl: string[]; ttl?: number }) => {
       const answer = check(await admin({ op: "token.create", acls: options.acl, ttlSeconds: options.ttl ?? null }));
       await printResult(`${answer.token}\n`);
+      stdio.stderr.write(`token id: ${answer.id} (to revoke it: agentd token revoke --id ${answer.id})\n`);
+    });
+  token
+    .command("list")
+    .description("list the tokens: id, expiry, creation time and ACLs (never the token itself)")
+    .option("--json", "print a JSON array of {id, acls, expiresAt, createdAt} instead of a table")
+    .action(async (options: { json?: boolean }) => {
+      const tokens = check(await admin({ op: "token.list" })).tokens ?? [];
+      await printResult(options.json ? JSON.stringify(tokens, null, 2) + "\n" : tokenTable(tokens, new Date()));
     });
   token
     .command("revoke")
-    .description("revoke a token")
-    .argument("<token>", "the token to revoke")
-    .action(async (value: string) => {
-      const answer = check(await admin({ op: "token.revoke", token: value }));
+    .description("revoke a token, read from standard input (one line), or the token with --id")
+    .argument("[token]", "the token, or - to read it from standard input (the default); giving it here is discouraged: it shows in ps and shell history")
+    .option("--id <id>", "revoke the token with this id (see token list) instead")
+    .action(async (value: string | undefined, options: { id?: string }) => {
+      if (options.id !== undefined && value !== undefined) throw new CliFailure("agentd: give either a token or --id, not both", USAGE);
+      let request: AdminRequest;
+      if (options.id !== undefined) {
+        request = { op: "token.revoke-id", id: options.id };
+      } else if (value === undefined || value === "-") {
+        request = { op: "token.revoke", token: await tokenFromStdin() };
+      } else {
+        stdio.stderr.write(
+          "agentd: warning: a token on the command line shows in ps and stays in shell history; " +
+            "pass it on standard input (agentd token revoke -) or revoke it by id (agentd token revoke --id ID)\n",
+        );
+        request = { op: "token.revoke", token: value };
+      }
+      const answer = check(await admin(request));
       if (!answer.revoked) throw new CliFailure("agentd: no such token");
       stdio.stderr.write("token revoked\n");
     });
@@ -252,7 +308,8 @@ try {
     stdio.stderr.write(err.message + "\n");
     exitCode = err.exitCode;
   } else {
-    stdio.stderr.write(`agentd: ${err instanceof Error ? err.message : String(err)}\n`);
+    // Whatever failed (a start-up step on a path, a library's plain object), the message is readable.
+    stdio.stderr.write(`agentd: ${describeFailure(err)}\n`);
     exitCode = FAILURE;
   }
 }

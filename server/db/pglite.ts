@@ -14,9 +14,12 @@
 // PGlite is single-connection and single-process: it serialises queries and
 // transactions itself, and two processes must never open one data directory
 // (the serve command and the admin CLI see to that).
-import { mkdir } from "node:fs/promises";
+import { constants } from "node:fs";
+import { access } from "node:fs/promises";
 import path from "node:path";
 import { PGlite, type Transaction } from "@electric-sql/pglite";
+import { PathFailure, systemDescription } from "../failure.js";
+import { makePrivateDir } from "../private-dir.js";
 import type { Database, Sql } from "./sql.js";
 
 type Queryable = Pick<Transaction, "query">;
@@ -68,17 +71,28 @@ function afterRows(text: string, start: number, rows: number): number {
  */
 export async function openPglite(dataDir: string | null): Promise<Database> {
   const pgdata = dataDir === null ? undefined : path.join(path.resolve(dataDir), "pgdata");
-  if (pgdata !== undefined) await mkdir(pgdata, { recursive: true, mode: 0o700 });
-  const pg = await PGlite.create({
-    ...(pgdata === undefined ? {} : { dataDir: pgdata }),
-    relaxedDurability: false,
-    // PostgreSQL's default 128 MB of shared buffers would sit in this
-    // process's memory for a table of agents and one of tokens. Each file
-    // PostgreSQL keeps open is one of this process's descriptors, which the
-    // API's connections share: PostgreSQL's least (it closes the least
-    // recently used beyond it) keeps the database's share small and known.
-    postgresqlconf: ["shared_buffers = 16MB", "max_files_per_process = 64"],
-  });
+  let pg: PGlite;
+  try {
+    if (pgdata !== undefined) {
+      makePrivateDir(pgdata);
+      // Asked here, where the system names the problem: PGlite, which reaches
+      // its files through its own file system layer, reports a read-only or
+      // unreachable folder as a bare errno number.
+      await access(pgdata, constants.R_OK | constants.W_OK | constants.X_OK);
+    }
+    pg = await PGlite.create({
+      ...(pgdata === undefined ? {} : { dataDir: pgdata }),
+      relaxedDurability: false,
+      // PostgreSQL's default 128 MB of shared buffers would sit in this
+      // process's memory for a table of agents and one of tokens. Each file
+      // PostgreSQL keeps open is one of this process's descriptors, which the
+      // API's connections share: PostgreSQL's least (it closes the least
+      // recently used beyond it) keeps the database's share small and known.
+      postgresqlconf: ["shared_buffers = 16MB", "max_files_per_process = 64"],
+    });
+  } catch (err) {
+    throw new PathFailure("open the embedded database in", pgdata ?? "memory", fromWasiErrno(err));
+  }
 
   const transaction = <T>(fn: (tx: Sql) => Promise<T>): Promise<T> =>
     pg.transaction((tx) => {
@@ -100,3 +114,30 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
     },
   };
 }
+
+/**
+ * PGlite's file system layer (Emscripten's) throws a plain object,
+ * `{ name: "ErrnoError", errno }`, whose number is WASI's: named here as an
+ * Error with the system's code (EROFS, EISDIR…), which PathFailure spells out.
+ */
+function fromWasiErrno(err: unknown): unknown {
+  const errno = (err as { errno?: unknown } | null)?.errno;
+  if (err instanceof Error || (err as { name?: unknown } | null)?.name !== "ErrnoError" || typeof errno !== "number") return err;
+  const code = WASI_ERRNO[errno];
+  if (code === undefined) return new Error(`file system error ${errno} in the embedded database's files`);
+  return Object.assign(new Error(`${code}: ${systemDescription(code) ?? "file system error"}`), { code });
+}
+
+/** WASI's errno values (wasi_snapshot_preview1), in order from 1: what PGlite's errors carry. */
+const WASI_ERRNO: Record<number, string> = Object.fromEntries(
+  (
+    "E2BIG EACCES EADDRINUSE EADDRNOTAVAIL EAFNOSUPPORT EAGAIN EALREADY EBADF EBADMSG EBUSY ECANCELED ECHILD " +
+    "ECONNABORTED ECONNREFUSED ECONNRESET EDEADLK EDESTADDRREQ EDOM EDQUOT EEXIST EFAULT EFBIG EHOSTUNREACH EIDRM " +
+    "EILSEQ EINPROGRESS EINTR EINVAL EIO EISCONN EISDIR ELOOP EMFILE EMLINK EMSGSIZE EMULTIHOP ENAMETOOLONG " +
+    "ENETDOWN ENETRESET ENETUNREACH ENFILE ENOBUFS ENODEV ENOENT ENOEXEC ENOLCK ENOLINK ENOMEM ENOMSG ENOPROTOOPT " +
+    "ENOSPC ENOSYS ENOTCONN ENOTDIR ENOTEMPTY ENOTRECOVERABLE ENOTSOCK ENOTSUP ENOTTY ENXIO EOVERFLOW EOWNERDEAD " +
+    "EPERM EPIPE EPROTO EPROTONOSUPPORT EPROTOTYPE ERANGE EROFS ESPIPE ESRCH ESTALE ETIMEDOUT ETXTBSY EXDEV"
+  )
+    .split(" ")
+    .map((code, index) => [index + 1, code]),
+);

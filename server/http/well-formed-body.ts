@@ -27,8 +27,8 @@ function firstIllFormed(body: unknown): string | null {
     if (typeof value === "string") {
       if (!value.isWellFormed()) return pointerOf(visit);
     } else if (value !== null && typeof value === "object") {
-      for (const [key, item] of Object.entries(value).reverse()) {
-        const child = { value: item, key, parent: visit };
+      for (const [key, item] of Object.entries(value as Record<string, unknown>).reverse()) {
+        const child: Visit = { value: item, key, parent: visit };
         if (!key.isWellFormed()) return pointerOf(child);
         stack.push(child);
       }

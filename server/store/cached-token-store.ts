@@ -1,5 +1,5 @@
 import { LRUCache } from "lru-cache";
-import type { TokenRecord, TokenStore } from "./token-store.js";
+import type { CreatedToken, TokenInfo, TokenRecord, TokenStore } from "./token-store.js";
 import { hashToken } from "./sql-token-store.js";
 
 const UNKNOWN = Symbol("unknown token");
@@ -31,7 +31,7 @@ export class CachedTokenStore implements TokenStore {
     return record;
   }
 
-  async create(acls: readonly string[], ttlSeconds: number | null): Promise<string> {
+  async create(acls: readonly string[], ttlSeconds: number | null): Promise<CreatedToken> {
     try {
       return await this.inner.create(acls, ttlSeconds);
     } finally {
@@ -53,6 +53,18 @@ export class CachedTokenStore implements TokenStore {
     } finally {
       this.cache.clear();
     }
+  }
+
+  async revokeById(id: string): Promise<boolean> {
+    try {
+      return await this.inner.revokeById(id);
+    } finally {
+      this.cache.clear();
+    }
+  }
+
+  list(): Promise<TokenInfo[]> {
+    return this.inner.list();
   }
 
   count(): Promise<number> {

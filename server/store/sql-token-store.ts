@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Sql } from "../db/sql.js";
-import type { TokenRecord, TokenStore } from "./token-store.js";
+import type { CreatedToken, TokenInfo, TokenRecord, TokenStore } from "./token-store.js";
 
 /** SHA-256 of a token, hex: the only form in which a token is stored. */
 export function hashToken(token: string): string {
@@ -20,18 +20,18 @@ export class SqlTokenStore implements TokenStore {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async create(acls: readonly string[], ttlSeconds: number | null): Promise<string> {
+  async create(acls: readonly string[], ttlSeconds: number | null): Promise<CreatedToken> {
     if (ttlSeconds !== null && !(Number.isFinite(ttlSeconds) && ttlSeconds > 0)) {
       throw new RangeError(`token lifetime must be a positive number of seconds, not ${ttlSeconds}`);
     }
     const token = newToken();
     const expiresAt = ttlSeconds === null ? null : new Date(this.now() + ttlSeconds * 1000);
-    await this.sql.query("INSERT INTO tokens (token_hash, acls, expires_at) VALUES ($1, $2, $3)", [
-      hashToken(token),
-      [...acls],
-      expiresAt,
-    ]);
-    return token;
+    // The id is the column's default (migration 6).
+    const rows = await this.sql.query<{ id: string }>(
+      "INSERT INTO tokens (token_hash, acls, expires_at) VALUES ($1, $2, $3) RETURNING id",
+      [hashToken(token), [...acls], expiresAt],
+    );
+    return { token, id: rows[0]!.id };
   }
 
   async ensure(token: string, acls: readonly string[]): Promise<void> {
@@ -57,6 +57,23 @@ export class SqlTokenStore implements TokenStore {
     const row = rows[0];
     if (row === undefined) return undefined;
     return { acls: [...row.acls], expiresAt: row.expires_at === null ? null : new Date(row.expires_at) };
+  }
+
+  async revokeById(id: string): Promise<boolean> {
+    const rows = await this.sql.query("DELETE FROM tokens WHERE id = $1 RETURNING 1 AS gone", [id]);
+    return rows.length > 0;
+  }
+
+  async list(): Promise<TokenInfo[]> {
+    const rows = await this.sql.query<{ id: string; acls: string[]; expires_at: Date | null; created_at: Date }>(
+      "SELECT id, acls, expires_at, created_at FROM tokens ORDER BY created_at, id",
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      acls: [...row.acls],
+      expiresAt: row.expires_at === null ? null : new Date(row.expires_at),
+      createdAt: new Date(row.created_at),
+    }));
   }
 
   async count(): Promise<number> {

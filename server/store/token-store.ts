@@ -5,14 +5,30 @@ export interface TokenRecord {
   expiresAt: Date | null;
 }
 
+/** What may be shown of a token: its short random id, never the secret or its hash. */
+export interface TokenInfo extends TokenRecord {
+  id: string;
+  createdAt: Date;
+}
+
+/** A token just created: the secret, shown once and never stored, and its id. */
+export interface CreatedToken {
+  token: string;
+  id: string;
+}
+
 export interface TokenStore {
-  /** Creates a random token with these ACLs; `ttlSeconds` null means no expiry. Returns the token, which is never stored. */
-  create(acls: readonly string[], ttlSeconds: number | null): Promise<string>;
+  /** Creates a random token with these ACLs; `ttlSeconds` null means no expiry. */
+  create(acls: readonly string[], ttlSeconds: number | null): Promise<CreatedToken>;
   /** Makes sure this exact token exists with these ACLs and no expiry (for AGENTD_ADMIN_TOKEN). */
   ensure(token: string, acls: readonly string[]): Promise<void>;
   /** Returns whether a token was revoked. */
   revoke(token: string): Promise<boolean>;
+  /** Revokes the token with this id; returns whether there was one. */
+  revokeById(id: string): Promise<boolean>;
   /** Looks a token up by its hash; undefined when unknown. Expiry is the caller's to check. */
   find(token: string): Promise<TokenRecord | undefined>;
+  /** Every token, oldest first, expired ones included. */
+  list(): Promise<TokenInfo[]>;
   count(): Promise<number>;
 }

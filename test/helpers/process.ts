@@ -151,16 +151,22 @@ export async function spawnAgentd(
 export async function runAgentd(
   args: string[],
   env: Record<string, string>,
-  /** `stdout`: a file descriptor to write to instead of a pipe read here (then `stdout` is ""). */
-  options: { cwd: string; timeoutMs?: number; stdout?: number },
+  /**
+   * `stdout`: a file descriptor to write to instead of a pipe read here (then `stdout` is "").
+   * `input`: written to its standard input, which is then closed (otherwise it reads nothing: /dev/null).
+   */
+  options: { cwd: string; timeoutMs?: number; stdout?: number; input?: string },
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const childEnv = agentdEnv({ AGENTD_LOG_LEVEL: "warn" }, env);
   const child = spawn(process.execPath, [CLI, ...args], {
     cwd: options.cwd,
     env: childEnv,
-    stdio: ["ignore", options.stdout ?? "pipe", "pipe"],
+    stdio: [options.input === undefined ? "ignore" : "pipe", options.stdout ?? "pipe", "pipe"],
   });
   children.add(child);
+  // A command that exits without reading it all must not fail the test with EPIPE.
+  child.stdin?.on("error", () => {});
+  child.stdin?.end(options.input);
   let stdout = "";
   let stderr = "";
   child.stdout?.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));

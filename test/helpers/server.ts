@@ -97,7 +97,7 @@ export async function startTestServer(env: Record<string, string> = {}, agents?:
     dispatcher,
     call,
     async createToken(acls, ttlSeconds = null) {
-      if (config.databaseUrl) return tokens((store) => store.create(acls, ttlSeconds));
+      if (config.databaseUrl) return tokens(async (store) => (await store.create(acls, ttlSeconds)).token);
       const answer = await callAdminChannel(adminSocketPath(config.dataDir), { op: "token.create", acls, ttlSeconds });
       if (!answer?.ok || !answer.token) throw new Error(`token.create failed: ${JSON.stringify(answer)}`);
       return answer.token;
