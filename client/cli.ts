@@ -9,6 +9,7 @@ import {
   type AgentdResult,
   type AgentStatus,
 } from "./index.js";
+import { terminalSafe, terminalSafeJson } from "./terminal-text.js";
 
 export const DEFAULT_URL = "https://localhost:9493/1.0";
 
@@ -46,14 +47,14 @@ export async function runAgentctl(args: string[], io: CliIo = processIo): Promis
       return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
     if (err instanceof AgentdConfigError) {
-      io.err(`error: ${err.message}\n`);
+      io.err(`error: ${terminalSafe(err.message)}\n`);
       return EXIT.usage;
     }
     if (err instanceof AgentdNetworkError) {
-      io.err(`error: ${err.message}\n`);
+      io.err(`error: ${terminalSafe(err.message)}\n`);
       return EXIT.apiError;
     }
-    io.err(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+    io.err(`error: ${terminalSafe(err instanceof Error ? err.message : String(err))}\n`);
     return EXIT.apiError;
   }
 }
@@ -138,7 +139,7 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
         report(io, opts, await client.pauseAgentByNumber(number, local.reason), () =>
           opts.json
             ? json({ number, paused: true, paused_reason: local.reason ?? null })
-            : `agent ${number} paused${local.reason === undefined ? "" : ` (reason: ${local.reason})`}\n`,
+            : `agent ${number} paused${local.reason === undefined ? "" : ` (reason: ${terminalSafe(local.reason)})`}\n`,
         ),
       ),
     );
@@ -172,17 +173,17 @@ function report<T>(io: CliIo, opts: GlobalOptions, result: AgentdResult<T>, rend
     io.out(render(result.data));
     return EXIT.ok;
   }
-  const details = (result.error.details ?? []).map((d) => `\n  ${d.location} ${d.path}: ${d.message}`).join("");
-  io.err(`error: ${result.status} ${result.error.error}${details}\n`);
+  const details = (result.error.details ?? []).map((d) => `\n  ${d.location} ${terminalSafe(d.path)}: ${terminalSafe(d.message)}`).join("");
+  io.err(`error: ${result.status} ${terminalSafe(result.error.error)}${details}\n`);
   if (opts.json) io.out(json({ status: result.status, ...result.error }));
   return EXIT.apiError;
 }
 
 function json(value: unknown): string {
-  return `${JSON.stringify(value, null, 2)}\n`;
+  return `${terminalSafeJson(JSON.stringify(value, null, 2))}\n`;
 }
 
-const show = (v: string | number | boolean | null): string => (v === null ? "-" : String(v));
+const show = (v: string | number | boolean | null): string => (v === null ? "-" : terminalSafe(String(v)));
 
 function agentTable(list: AgentStatus[]): string {
   const header = ["ID", "NUMBER", "LOGGED", "PAUSED", "REASON", "EXTENSION", "CONTEXT", "INTERFACE"];
