@@ -9,6 +9,7 @@
  * bidirectional marks, embeddings, overrides and isolates, and the Unicode
  * line and paragraph separators.
  */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /** UNSAFE less C0, which JSON.stringify escapes in strings itself, and which its layout (new lines) uses outside them. */

@@ -3,33 +3,22 @@
 // real server and the compiled CLI: the table and the key/value view show
 // them as \uXXXX escapes, --json keeps the exact value as valid JSON, and the
 // API itself answers the reason as stored.
-import { spawn } from "node:child_process";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { repoRoot } from "../devkit/root.js";
 import { terminalSafe } from "../client/terminal-text.js";
 import { loggedIn, paused } from "./helpers/agents.js";
+import { runAgentctl, type AgentctlRun } from "./helpers/agentctl.js";
 import { ADMIN_TOKEN, startTestServer, type TestServer } from "./helpers/server.js";
 
-const bin = path.join(repoRoot, "dist", "client", "agentctl.js");
 /** Red text, a line rewritten by CR, a fake new line, an RTL override, the 8-bit CSI and a line separator. */
 const HOSTILE = "\u001b[31mred\u001b[0m\rover\nfake line \u202eevil\u202c \u009b2J \u2028end";
 const AGENT = paused(7, HOSTILE);
 const CLEAN = loggedIn(8);
 /** Anything that could act on a terminal; the table's own new lines aside. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const RAW = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
-function agentctl(server: TestServer, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env = { PATH: process.env.PATH, NO_COLOR: "1", AGENTD_URL: server.url, AGENTD_TOKEN: ADMIN_TOKEN, AGENTD_CACERT: server.running.certPath };
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
-    child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
-    child.once("error", reject);
-    child.once("close", (code) => resolve({ code, stdout, stderr }));
-  });
+function agentctl(server: TestServer, args: string[]): Promise<AgentctlRun> {
+  return runAgentctl(args, { AGENTD_URL: server.url, AGENTD_TOKEN: ADMIN_TOKEN, AGENTD_CACERT: server.running.certPath });
 }
 
 describe("agentctl and hostile pause reasons", () => {

@@ -3,14 +3,12 @@
 // openapi.yaml by default, or any running server when AGENTD_CLIENT_TEST_URL
 // (+ AGENTD_CLIENT_TEST_TOKEN, optional AGENTD_CLIENT_TEST_CA) is set; and,
 // in the last describe, against the real server started in this process.
-import { spawn } from "node:child_process";
-import path from "node:path";
 import { BASE_PATH } from "../server/contract.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { repoRoot } from "../devkit/root.js";
 import { expectValid, loadContract } from "./helpers/contract.js";
 import { freePort } from "../devkit/ports.js";
 import { suiteAgents } from "./helpers/agents.js";
+import { runAgentctl, type AgentctlRun } from "./helpers/agentctl.js";
 import { ADMIN_TOKEN, useTestServer } from "./helpers/server.js";
 import { startMockOrExternalTarget, type Target } from "./helpers/targets.js";
 
@@ -19,29 +17,6 @@ const contract = loadContract();
 let target: Target;
 // Prism answers with the contract's examples whatever the path, and accepts any token.
 const isMock = (): boolean => !target.stateful;
-// The compiled CLI, as installed users run it (built once by the test run's global setup).
-const bin = path.join(repoRoot, "dist", "client", "agentctl.js");
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs agentctl with only the AGENTD_* variables given here (none inherited). */
-function agentctl(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  const base: NodeJS.ProcessEnv = { PATH: process.env.PATH, NO_COLOR: "1" };
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: { ...base, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
-    child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
-    child.once("error", reject);
-    child.once("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 /** Environment pointing agentctl at the target. */
 const targetEnv = (): Record<string, string> => ({
   AGENTD_URL: target.url,
@@ -49,7 +24,7 @@ const targetEnv = (): Record<string, string> => ({
   ...(target.ca !== null ? { AGENTD_CACERT: target.ca } : {}),
 });
 
-function parseJson(run: Run): unknown {
+function parseJson(run: AgentctlRun): unknown {
   try {
     return JSON.parse(run.stdout);
   } catch {
@@ -67,7 +42,7 @@ afterAll(async () => {
 
 describe("agents list", () => {
   it("prints an aligned table with one row per agent", async () => {
-    const run = await agentctl(["agents", "list"], targetEnv());
+    const run = await runAgentctl(["agents", "list"], targetEnv());
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     const lines = run.stdout.trimEnd().split("\n");
@@ -84,14 +59,14 @@ describe("agents list", () => {
 
   it("--json prints the contract's list, before or after the command", async () => {
     for (const args of [["--json", "agents", "list"], ["agents", "list", "--json"]]) {
-      const run = await agentctl(args, targetEnv());
+      const run = await runAgentctl(args, targetEnv());
       expect(run.code, run.stderr).toBe(0);
       expectValid(contract.responseValidator("listAgents", 200), parseJson(run));
     }
   });
 
   it("takes --url and --token as options as well as from the environment", async () => {
-    const run = await agentctl(["--url", target.url, "--token", target.token, ...(target.ca !== null ? ["--cacert", target.ca] : []), "agents", "list", "--json"]);
+    const run = await runAgentctl(["--url", target.url, "--token", target.token, ...(target.ca !== null ? ["--cacert", target.ca] : []), "agents", "list", "--json"]);
     expect(run.code, run.stderr).toBe(0);
     expectValid(contract.responseValidator("listAgents", 200), parseJson(run));
   });
@@ -99,7 +74,7 @@ describe("agents list", () => {
 
 describe("agents get", () => {
   it("--id prints the agent as key/value lines", async () => {
-    const run = await agentctl(["agents", "get", "--id", "1"], targetEnv());
+    const run = await runAgentctl(["agents", "get", "--id", "1"], targetEnv());
     if (!isMock() && run.code === 1) {
       // A server without agent 1 must say so through the contract's error.
       expect(run.stderr).toBe("error: 404 no such agent\n");
@@ -112,13 +87,13 @@ describe("agents get", () => {
   });
 
   it("--number --json prints the contract's agent status", async () => {
-    const run = await agentctl(["agents", "get", "--number", "1001", "--json"], targetEnv());
+    const run = await runAgentctl(["agents", "get", "--number", "1001", "--json"], targetEnv());
     expect(run.code, run.stderr).toBe(0);
     expectValid(contract.responseValidator("getAgentByNumber", 200), parseJson(run));
   });
 
   it("an API error exits 1 with the status and the contract's error", async () => {
-    const run = await agentctl(["agents", "get", "--number", "12a", "--json"], targetEnv());
+    const run = await runAgentctl(["agents", "get", "--number", "12a", "--json"], targetEnv());
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/^error: 400 invalid request\n {2}path agent_number: /);
     const body = parseJson(run);
@@ -128,13 +103,13 @@ describe("agents get", () => {
 
 describe("agents pause", () => {
   it("pauses with a reason and says so", async () => {
-    const run = await agentctl(["agents", "pause", "1001", "--reason", "lunch break"], targetEnv());
+    const run = await runAgentctl(["agents", "pause", "1001", "--reason", "lunch break"], targetEnv());
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe("agent 1001 paused (reason: lunch break)\n");
   });
 
   it("--json prints what was done", async () => {
-    const run = await agentctl(["agents", "pause", "1001", "--json"], targetEnv());
+    const run = await runAgentctl(["agents", "pause", "1001", "--json"], targetEnv());
     expect(run.code, run.stderr).toBe(0);
     expect(parseJson(run)).toEqual({ number: "1001", paused: true, paused_reason: null });
   });
@@ -142,13 +117,13 @@ describe("agents pause", () => {
 
 describe("agents unpause", () => {
   it("unpauses and says so", async () => {
-    const run = await agentctl(["agents", "unpause", "1003"], targetEnv());
+    const run = await runAgentctl(["agents", "unpause", "1003"], targetEnv());
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe("agent 1003 unpaused\n");
   });
 
   it("--json prints what was done", async () => {
-    const run = await agentctl(["agents", "unpause", "1003", "--json"], targetEnv());
+    const run = await runAgentctl(["agents", "unpause", "1003", "--json"], targetEnv());
     expect(run.code, run.stderr).toBe(0);
     expect(parseJson(run)).toEqual({ number: "1003", paused: false, paused_reason: null });
   });
@@ -167,7 +142,7 @@ describe("usage errors exit 2", () => {
   ];
   for (const [label, args, message] of cases) {
     it(label, async () => {
-      const run = await agentctl(args, targetEnv());
+      const run = await runAgentctl(args, targetEnv());
       expect(run.code).toBe(2);
       expect(run.stderr).toMatch(message);
       expect(run.stdout).toBe("");
@@ -175,19 +150,19 @@ describe("usage errors exit 2", () => {
   }
 
   it("a missing token", async () => {
-    const run = await agentctl(["agents", "list"], { AGENTD_URL: target.url });
+    const run = await runAgentctl(["agents", "list"], { AGENTD_URL: target.url });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/missing token: pass --token or set AGENTD_TOKEN/);
   });
 
   it("an unreadable --cacert file", async () => {
-    const run = await agentctl(["agents", "list"], { ...targetEnv(), AGENTD_CACERT: "/nonexistent/ca.pem" });
+    const run = await runAgentctl(["agents", "list"], { ...targetEnv(), AGENTD_CACERT: "/nonexistent/ca.pem" });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/cannot read CA certificate file \/nonexistent\/ca\.pem/);
   });
 
   it("--help is not an error", async () => {
-    const run = await agentctl(["agents", "--help"]);
+    const run = await runAgentctl(["agents", "--help"]);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/list/);
     expect(run.stdout).toMatch(/pause/);
@@ -199,13 +174,13 @@ describe("network errors exit 1", () => {
   it("an unreachable URL names the URL and the cause", async () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}${BASE_PATH}`;
-    const run = await agentctl(["agents", "list"], { AGENTD_URL: url, AGENTD_TOKEN: "t" });
+    const run = await runAgentctl(["agents", "list"], { AGENTD_URL: url, AGENTD_TOKEN: "t" });
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(`error: cannot reach ${url}/agents: connect ECONNREFUSED 127.0.0.1:${port}\n`);
   });
 
   it("the default URL is https://localhost:9493/1.0", async () => {
-    const run = await agentctl(["agents", "list"], { AGENTD_TOKEN: "t" });
+    const run = await runAgentctl(["agents", "list"], { AGENTD_TOKEN: "t" });
     // Whatever answers there (nothing, or a server with a self-signed
     // certificate), the message names the default URL.
     expect(run.stderr).toContain("https://localhost:9493/1.0/agents");
@@ -227,13 +202,13 @@ describe("against the real server", () => {
   });
 
   const getJson = async (number: string): Promise<unknown> => {
-    const run = await agentctl([...options, "agents", "get", "--number", number, "--json"]);
+    const run = await runAgentctl([...options, "agents", "get", "--number", number, "--json"]);
     expect(run.code, run.stderr).toBe(0);
     return expectValid(contract.responseValidator("getAgentByNumber", 200), parseJson(run));
   };
 
   it("agents list prints every agent as a table row, in every state", async () => {
-    const run = await agentctl([...options, "agents", "list"]);
+    const run = await runAgentctl([...options, "agents", "list"]);
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     const rows = run.stdout.trimEnd().split("\n").map((line) => line.split(/\s{2,}/));
@@ -249,14 +224,14 @@ describe("against the real server", () => {
   });
 
   it("agents list --json prints exactly what the server answers", async () => {
-    const run = await agentctl([...options, "agents", "list", "--json"]);
+    const run = await runAgentctl([...options, "agents", "list", "--json"]);
     expect(run.code, run.stderr).toBe(0);
     const list = expectValid(contract.responseValidator("listAgents", 200), parseJson(run));
     expect(list).toEqual((await server.call("GET", "/agents")).json);
   });
 
   it("takes the URL, token and CA file from AGENTD_URL, AGENTD_TOKEN and AGENTD_CACERT", async () => {
-    const run = await agentctl(["agents", "list", "--json"], {
+    const run = await runAgentctl(["agents", "list", "--json"], {
       AGENTD_URL: server.url,
       AGENTD_TOKEN: ADMIN_TOKEN,
       AGENTD_CACERT: server.running.certPath,
@@ -266,7 +241,7 @@ describe("against the real server", () => {
   });
 
   it("agents get --id prints the agent as key/value lines, --number --json as the contract's body", async () => {
-    const run = await agentctl([...options, "agents", "get", "--id", "3"]);
+    const run = await runAgentctl([...options, "agents", "get", "--id", "3"]);
     expect(run.code, run.stderr).toBe(0);
     const lines = Object.fromEntries(run.stdout.trimEnd().split("\n").map((line) => line.split(/:\s+/) as [string, string]));
     expect(lines).toMatchObject({ id: "3", number: "1003", logged: "true", paused: "true", paused_reason: "lunch break", state_interface: "PJSIP/agent3" });
@@ -274,80 +249,80 @@ describe("against the real server", () => {
   });
 
   it("agents pause pauses, and the pause shows on the next get (table and --json)", async () => {
-    let run = await agentctl([...options, "agents", "pause", "1005", "--reason", "coffee break"]);
+    let run = await runAgentctl([...options, "agents", "pause", "1005", "--reason", "coffee break"]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe("agent 1005 paused (reason: coffee break)\n");
     expect(await getJson("1005")).toMatchObject({ logged: true, paused: true, paused_reason: "coffee break" });
 
-    run = await agentctl([...options, "agents", "pause", "1005", "--json"]);
+    run = await runAgentctl([...options, "agents", "pause", "1005", "--json"]);
     expect(run.code, run.stderr).toBe(0);
     expect(parseJson(run)).toEqual({ number: "1005", paused: true, paused_reason: null });
     expect(await getJson("1005")).toMatchObject({ paused: true, paused_reason: null });
 
-    run = await agentctl([...options, "agents", "get", "--number", "1005"]);
+    run = await runAgentctl([...options, "agents", "get", "--number", "1005"]);
     expect(run.stdout).toMatch(/^paused:\s+true$/m);
     expect(run.stdout).toMatch(/^paused_reason:\s+-$/m);
   });
 
   it("agents unpause ends a pause, the change shows on the next get, and a second unpause still succeeds", async () => {
     expect(await getJson("1003")).toMatchObject({ paused: true, paused_reason: "lunch break" });
-    let run = await agentctl([...options, "agents", "unpause", "1003"]);
+    let run = await runAgentctl([...options, "agents", "unpause", "1003"]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe("agent 1003 unpaused\n");
     expect(await getJson("1003")).toMatchObject({ logged: true, paused: false, paused_reason: null });
 
-    run = await agentctl([...options, "agents", "unpause", "1003", "--json"]);
+    run = await runAgentctl([...options, "agents", "unpause", "1003", "--json"]);
     expect(run.code, run.stderr).toBe(0);
     expect(parseJson(run)).toEqual({ number: "1003", paused: false, paused_reason: null });
     expect(await getJson("1003")).toMatchObject({ paused: false, paused_reason: null });
   });
 
   it("agents unpause exits 1 with the status and the contract's error: 404, 409, 403", async () => {
-    let run = await agentctl([...options, "agents", "unpause", "999999"]);
+    let run = await runAgentctl([...options, "agents", "unpause", "999999"]);
     expect(run.code).toBe(1);
     expect(run.stderr).toBe("error: 404 no such agent\n");
-    run = await agentctl([...options, "agents", "unpause", "1002", "--json"]);
+    run = await runAgentctl([...options, "agents", "unpause", "1002", "--json"]);
     expect(run.code).toBe(1);
     expect(run.stderr).toBe("error: 409 not logged in\n");
     expect(parseJson(run)).toEqual({ status: 409, error: "not logged in" });
     const pauser = await server.createToken(["agentd.agents.by-number.*.pause.create"]);
     expect(await getJson("1004")).toMatchObject({ paused: true });
-    run = await agentctl(["--url", server.url, "--token", pauser, "--cacert", server.running.certPath, "agents", "unpause", "1004"]);
+    run = await runAgentctl(["--url", server.url, "--token", pauser, "--cacert", server.running.certPath, "agents", "unpause", "1004"]);
     expect(run.code).toBe(1);
     expect(run.stderr).toBe("error: 403 insufficient permissions\n");
     expect(await getJson("1004")).toMatchObject({ paused: true });
   });
 
   it("API errors exit 1 with the status and the contract's error: 404, 409, 400", async () => {
-    let run = await agentctl([...options, "agents", "get", "--number", "999999"]);
+    let run = await runAgentctl([...options, "agents", "get", "--number", "999999"]);
     expect(run.code).toBe(1);
     expect(run.stderr).toBe("error: 404 no such agent\n");
     expect(run.stdout).toBe("");
 
-    run = await agentctl([...options, "agents", "pause", "1002", "--reason", "lunch"]);
+    run = await runAgentctl([...options, "agents", "pause", "1002", "--reason", "lunch"]);
     expect(run.code).toBe(1);
     expect(run.stderr).toBe("error: 409 not logged in\n");
     expect(await getJson("1002")).toMatchObject({ logged: false, paused: false });
 
-    run = await agentctl([...options, "agents", "pause", "1001", "--reason", "x".repeat(81), "--json"]);
+    run = await runAgentctl([...options, "agents", "pause", "1001", "--reason", "x".repeat(81), "--json"]);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/^error: 400 invalid request\n {2}body /);
     expect(parseJson(run)).toMatchObject({ status: 400, error: "invalid request" });
   });
 
   it("a bad token exits 1 with 401 invalid token or unauthorized", async () => {
-    const run = await agentctl(["--url", server.url, "--token", "not-a-token", "--cacert", server.running.certPath, "agents", "list"]);
+    const run = await runAgentctl(["--url", server.url, "--token", "not-a-token", "--cacert", server.running.certPath, "agents", "list"]);
     expect(run.code).toBe(1);
     expect(run.stderr).toBe("error: 401 invalid token or unauthorized\n");
     expect(run.stdout).toBe("");
-    const json = await agentctl(["--url", server.url, "--token", "not-a-token", "--cacert", server.running.certPath, "agents", "list", "--json"]);
+    const json = await runAgentctl(["--url", server.url, "--token", "not-a-token", "--cacert", server.running.certPath, "agents", "list", "--json"]);
     expect(json.code).toBe(1);
     expect(parseJson(json)).toEqual({ status: 401, error: "invalid token or unauthorized" });
   });
 
   it("a token without the ACL exits 1 with 403 insufficient permissions, and pauses nothing", async () => {
     const reader = await server.createToken(["agentd.agents.read", "agentd.agents.by-number.*.read"]);
-    const run = await agentctl(["--url", server.url, "--token", reader, "--cacert", server.running.certPath, "agents", "pause", "1001"]);
+    const run = await runAgentctl(["--url", server.url, "--token", reader, "--cacert", server.running.certPath, "agents", "pause", "1001"]);
     expect(run.code).toBe(1);
     expect(run.stderr).toBe("error: 403 insufficient permissions\n");
     expect(await getJson("1001")).toMatchObject({ paused: false });
@@ -355,7 +330,7 @@ describe("against the real server", () => {
 
   it("a usage error exits 2, with the message on stderr", async () => {
     for (const args of [["agents", "get"], ["agents", "get", "--id", "0"], ["agents", "pause"], ["agents", "stop", "1001"]]) {
-      const run = await agentctl([...options, ...args]);
+      const run = await runAgentctl([...options, ...args]);
       expect(run.code, args.join(" ")).toBe(2);
       expect(run.stdout).toBe("");
       expect(run.stderr).toMatch(/error/);
@@ -365,13 +340,13 @@ describe("against the real server", () => {
   it("an unreachable URL exits 1 with a message naming the URL and the cause", async () => {
     const port = await freePort(); // released: nothing listens there
     const url = `https://127.0.0.1:${port}${BASE_PATH}`;
-    const run = await agentctl(["--url", url, "--token", ADMIN_TOKEN, "--cacert", server.running.certPath, "agents", "list"]);
+    const run = await runAgentctl(["--url", url, "--token", ADMIN_TOKEN, "--cacert", server.running.certPath, "agents", "list"]);
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(`error: cannot reach ${url}/agents: connect ECONNREFUSED 127.0.0.1:${port}\n`);
   });
 
   it("without --cacert the self-signed certificate is refused: exit 1, the message names the certificate problem", async () => {
-    const run = await agentctl(["--url", server.url, "--token", ADMIN_TOKEN, "agents", "list"]);
+    const run = await runAgentctl(["--url", server.url, "--token", ADMIN_TOKEN, "agents", "list"]);
     expect(run.code).toBe(1);
     expect(run.stdout).toBe("");
     expect(run.stderr).toContain(`error: cannot reach ${server.url}/agents: `);
