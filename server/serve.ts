@@ -191,7 +191,10 @@ async function loadHttpStack() {
  */
 async function bootstrapTokens(config: Config, stores: Stores): Promise<string | null> {
   if (config.adminToken) {
-    await stores.tokens.ensure(config.adminToken, ["agentd.#"]);
+    // Read first: on most starts it is there already, and a read costs far less than a write.
+    const existing = await stores.tokens.find(config.adminToken);
+    const current = existing !== undefined && existing.expiresAt === null && existing.acls.length === 1 && existing.acls[0] === "agentd.#";
+    if (!current) await stores.tokens.ensure(config.adminToken, ["agentd.#"]);
     return null;
   }
   if (config.authUrl) return null;
