@@ -21,7 +21,7 @@ import type { AddressInfo } from "node:net";
 import { BENCH_TOKEN, benchAgents, writeCertificate } from "./fixtures.js";
 import { choosePinning, cpuSeconds, runDrive, runToEnd, stop, waitFor } from "./processes.js";
 import { median } from "./stats.js";
-import { server, serverEnv, type BenchContext } from "./systems-under-test.js";
+import { agentdBin, server, serverEnv, type BenchContext } from "./systems-under-test.js";
 
 const repo = repoRoot;
 const { values: flags } = parseArgs({ options: { quick: { type: "boolean", default: false }, rounds: { type: "string" }, duration: { type: "string" }, "cpu-prof": { type: "string" } } });
@@ -60,7 +60,7 @@ try {
   await writeFile(agentsFile, JSON.stringify(agents));
   const CONNECTIONS = 32;
   const pausedAgents = agents.filter((agent) => agent.logged).slice(0, CONNECTIONS);
-  const cli = path.join(repo, "dist", "server", "cli", "agentd.js");
+  const cli = agentdBin(repo);
   const variants = {
     "no sink": { AGENTD_DATA_DIR: path.join(work, "plain") },
     "webhook sink": {

@@ -17,7 +17,7 @@ import { createDatabase } from "./database.js";
 import { BENCH_TOKEN, OPERATIONS, PAUSE_BODY, benchAgents, writeCertificate, type OperationName } from "./fixtures.js";
 import { choosePinning, memory, request, runDrive, runToEnd, stop, waitFor } from "./processes.js";
 import { median } from "./stats.js";
-import { limitFor, server, serverEnv, type BenchContext, type RunningTarget } from "./systems-under-test.js";
+import { agentdBin, limitFor, server, serverEnv, type BenchContext, type RunningTarget } from "./systems-under-test.js";
 import type { AgentRecord } from "../server/store/agent-store.js";
 
 export const GROWTH_SIZES = [100, 1_000, 10_000, 100_000] as const;
@@ -97,7 +97,7 @@ export async function runGrowth(options: GrowthOptions): Promise<GrowthResult> {
   const work = await mkdtemp(path.join(os.tmpdir(), "agentd-growth-"));
   const cert = await writeCertificate(work);
   const ctx: BenchContext = { repo: options.repo, work, cert, core: pinning.target, serverNodeFlags: [], serverStdout: "null" };
-  const cli = path.join(options.repo, "dist", "server", "cli", "agentd.js");
+  const cli = agentdBin(options.repo);
   const agentd = (args: string[], settings: Record<string, string>) =>
     runToEnd(process.execPath, [cli, ...args], { core: ctx.core, cwd: work, env: serverEnv(ctx, settings) });
   const result: GrowthResult = {

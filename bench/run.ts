@@ -29,13 +29,14 @@ import {
 } from "./fixtures.js";
 import { BASE_PATH } from "../server/contract.js";
 import { freePort } from "../devkit/ports.js";
+import { pristineValidator, type PristineValidator } from "../devkit/pristine-validator.js";
 import { createDatabase } from "./database.js";
 import { GROWTH_SIZES, runGrowth } from "./growth.js";
 import { growthReport } from "./growth-report.js";
-import { choosePinning, cpuSeconds, memory, request, runDrive, runToEnd, stop, waitFor } from "./processes.js";
+import { choosePinning, cpuSeconds, memory, request, runDrive, runToEnd, spawnOn, stop, waitFor } from "./processes.js";
 import { median } from "./stats.js";
-import { report, type CellResult, type RunInfo } from "./report.js";
-import { serverEnv, spawnServer, targetSpecs, type BenchContext, type RunningTarget, type TargetSpec } from "./systems-under-test.js";
+import { report, type CellResult, type MemoryRow, type RunInfo } from "./report.js";
+import { agentdBin, serverEnv, spawnServer, targetSpecs, type BenchContext, type RunningTarget, type TargetSpec } from "./systems-under-test.js";
 
 const repo = repoRoot;
 
@@ -122,8 +123,22 @@ async function verify(spec: TargetSpec, target: RunningTarget, ca: string, refer
   }
 }
 
-async function coldStarts(ctx: BenchContext, dataDir: string, count: number, ca: string): Promise<number[]> {
-  const times: number[] = [];
+interface ColdStarts {
+  /** `agentd serve`, process spawn to its first 200. */
+  serverMs: number[];
+  /** bench/targets/pglite-alone.js on the same data directory, process spawn to its first query answered. */
+  pgliteMs: number[];
+  /** PGlite alone's resident memory once it answered: PGlite's own share of the server's. */
+  pgliteMemory: { rssMiB: number; peakMiB: number } | null;
+}
+
+/**
+ * Cold starts on an existing data directory, the server and PGlite alone in
+ * turns, on the same core as every target: the server's start against the
+ * embedded database's own, measured alike in the same run.
+ */
+async function coldStarts(ctx: BenchContext, dataDir: string, count: number, ca: string): Promise<ColdStarts> {
+  const result: ColdStarts = { serverMs: [], pgliteMs: [], pgliteMemory: null };
   for (let i = 0; i < count; i++) {
     const port = await freePort();
     const started = performance.now();
@@ -137,13 +152,40 @@ async function coldStarts(ctx: BenchContext, dataDir: string, count: number, ca:
         intervalMs: 5,
         child,
       });
-      times.push(performance.now() - started);
+      result.serverMs.push(performance.now() - started);
     } finally {
       await stop(child);
     }
+    const alone = await pgliteAlone(ctx, dataDir);
+    result.pgliteMs.push(alone.ms);
+    result.pgliteMemory = alone.memory;
   }
-  return times;
+  return result;
 }
+
+/** One run of bench/targets/pglite-alone.js: from spawn to its "answered", and the memory it reports. */
+async function pgliteAlone(ctx: BenchContext, dataDir: string): Promise<{ ms: number; memory: { rssMiB: number; peakMiB: number } }> {
+  const started = performance.now();
+  const child = spawnOn(process.execPath, [path.join(repo, "bench", "targets", "pglite-alone.js"), dataDir], {
+    core: ctx.core,
+    cwd: ctx.work,
+    stdout: "pipe",
+    stderr: path.join(ctx.work, "pglite-alone.log"),
+  });
+  let out = "";
+  let answeredMs: number | null = null;
+  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+    out += chunk;
+    if (answeredMs === null && out.includes("answered\n")) answeredMs = performance.now() - started;
+  });
+  const code = await new Promise<number | null>((resolve) => child.once("close", resolve));
+  if (code !== 0 || answeredMs === null) throw new Error(`bench/targets/pglite-alone.js exited ${String(code)} (see ${path.join(ctx.work, "pglite-alone.log")}): ${out}`);
+  const memoryLine = out.split("\n").find((line) => line.startsWith("{"));
+  return { ms: answeredMs, memory: JSON.parse(memoryLine ?? "null") as { rssMiB: number; peakMiB: number } };
+}
+
+/** How long targets sit idle after their first answers before their "after start" memory is read. */
+const SETTLE_MS = 2000;
 
 /** The main table: every target at 100 agents. Prints it; returns the raw figures. */
 async function mainTable(): Promise<{ info: RunInfo; cells: CellResult[] }> {
@@ -158,13 +200,15 @@ async function mainTable(): Promise<{ info: RunInfo; cells: CellResult[] }> {
   const work = await mkdtemp(path.join(os.tmpdir(), "agentd-bench-"));
   const running: RunningTarget[] = [];
   let dropDatabase: (() => Promise<void>) | null = null;
+  let published: PristineValidator | null = null;
   let failed = true;
   try {
     const cert = await writeCertificate(work);
-    const ctx: BenchContext = { repo, work, cert, core: pinning.target, serverNodeFlags: [], serverStdout };
+    published = await pristineValidator();
+    const ctx: BenchContext = { repo, work, cert, core: pinning.target, serverNodeFlags: [], serverStdout, publishedValidator: published.dir };
     const agentsFile = path.join(work, "agents.json");
     await writeFile(agentsFile, JSON.stringify(benchAgents()));
-    const cli = path.join(repo, "dist", "server", "cli", "agentd.js");
+    const cli = agentdBin(repo);
 
     // Data: the same 100 agents in three PGlite directories and one PostgreSQL database.
     const pgliteDir = path.join(work, "data-pglite");
@@ -189,14 +233,14 @@ async function mainTable(): Promise<{ info: RunInfo; cells: CellResult[] }> {
     log(`imported ${AGENT_COUNT} agents`);
 
     const specs = targetSpecs({ pgliteDir, noMetricsDir, externalDir, databaseUrl: database.url }).filter(
-      (spec) => only === null || ["limit", "framework"].includes(spec.key) || only.test(spec.key),
+      (spec) => only === null || ["limit", "framework", "framework-published"].includes(spec.key) || only.test(spec.key),
     );
 
     // Cold start first, while nothing else runs: process start to the first 200 on an existing data dir.
-    let cold: number[] = [];
+    let cold: ColdStarts = { serverMs: [], pgliteMs: [], pgliteMemory: null };
     if (specs.some((s) => s.key === "server")) {
       cold = await coldStarts(ctx, pgliteDir, settings.coldStarts, cert.cert);
-      log(`cold start: ${cold.map((t) => t.toFixed(0)).join(", ")} ms`);
+      log(`cold start: server ${cold.serverMs.map((t) => t.toFixed(0)).join(", ")} ms; PGlite alone ${cold.pgliteMs.map((t) => t.toFixed(0)).join(", ")} ms`);
     }
 
     if (flags["cpu-prof"]) {
@@ -221,6 +265,9 @@ async function mainTable(): Promise<{ info: RunInfo; cells: CellResult[] }> {
       await verify(spec, target, cert.cert, reference);
       log(`${spec.key} ready at ${target.base}`);
     }
+    // Resident memory once started and idle, before any load.
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    const startMemory = new Map(targets.map(({ spec, target }) => [spec.key, memory(target.main.pid)?.rssMiB ?? null]));
 
     const cells = targets.flatMap(({ spec, target }) => spec.ops.map((op) => ({ spec, target, op })));
     const estimate = cells.length * (settings.warmupSeconds + settings.rounds * settings.durationSeconds + (settings.rounds + 1) * 0.6);
@@ -244,6 +291,12 @@ async function mainTable(): Promise<{ info: RunInfo; cells: CellResult[] }> {
     }
 
     const memories = new Map(targets.map(({ spec, target }) => [spec.key, memory(target.main.pid)]));
+    const memoryRows: MemoryRow[] = targets.map(({ spec }) => ({
+      target: spec.key,
+      label: spec.label,
+      startMiB: startMemory.get(spec.key) ?? null,
+      peakMiB: memories.get(spec.key)?.peakMiB ?? null,
+    }));
     const loadAfter = os.loadavg()[0]!;
     const notes: string[] = postgresNote === null ? [] : [postgresNote];
     for (const target of running) for (const child of target.processes) await stop(child);
@@ -285,8 +338,12 @@ async function mainTable(): Promise<{ info: RunInfo; cells: CellResult[] }> {
       pinning: pinning.target === null ? "none (taskset unavailable or a single core)" : `targets on core ${pinning.target}, autocannon on core ${pinning.load} (taskset)`,
       ...settings,
       serverStdout,
-      coldStartsMs: cold,
-      coldStartMs: median(cold),
+      coldStartsMs: cold.serverMs,
+      coldStartMs: median(cold.serverMs),
+      pgliteStartsMs: cold.pgliteMs,
+      pgliteStartMs: median(cold.pgliteMs),
+      pgliteAloneMemory: cold.pgliteMemory,
+      memory: memoryRows,
       loadAverage: [loadBefore, loadAfter],
       notes,
     };
@@ -296,6 +353,7 @@ async function mainTable(): Promise<{ info: RunInfo; cells: CellResult[] }> {
   } finally {
     for (const target of running) for (const child of target.processes) await stop(child);
     if (dropDatabase) await dropDatabase().catch((err: Error) => log(`could not drop the bench database: ${err.message}`));
+    await published?.remove();
     // On failure the targets' stderr logs stay for a look.
     if (failed) log(`logs kept in ${work}`);
     else await rm(work, { recursive: true, force: true });

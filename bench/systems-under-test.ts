@@ -19,6 +19,13 @@ export interface BenchContext {
   serverNodeFlags: string[];
   /** Where the shipped server's log goes: /dev/null, or a pipe this process reads and discards (as a log shipper would). */
   serverStdout: "null" | "pipe";
+  /** express-openapi-validator as published, for the framework ceiling without our patch (devkit/pristine-validator.ts). */
+  publishedValidator?: string;
+}
+
+/** The shipped `agentd` command: the bundle the package's bin runs (scripts/bundle.ts). */
+export function agentdBin(repo: string): string {
+  return path.join(repo, "dist", "bin", "agentd.js");
 }
 
 export interface RunningTarget {
@@ -77,9 +84,9 @@ export function serverEnv(ctx: BenchContext, settings: Record<string, string>): 
   };
 }
 
-/** `agentd serve` from dist/, logging at its default level (info) to stdout: /dev/null, or a pipe read and discarded here. */
+/** `agentd serve` as shipped (the bundle), logging at its default level (info) to stdout: /dev/null, or a pipe read and discarded here. */
 export function spawnServer(ctx: BenchContext, settings: Record<string, string>, log: string, nodeFlags: string[] = []): ChildProcess {
-  const child = spawnOn(process.execPath, [...nodeFlags, path.join(ctx.repo, "dist", "server", "cli", "agentd.js"), "serve"], {
+  const child = spawnOn(process.execPath, [...nodeFlags, agentdBin(ctx.repo), "serve"], {
     core: ctx.core,
     // Not the repository: its .env must not configure the bench servers.
     cwd: ctx.work,
@@ -98,7 +105,7 @@ export async function limitFor(ctx: BenchContext, agents: number): Promise<Runni
   return { base: `https://127.0.0.1:${port}/1.0`, https: true, main: child, processes: [child] };
 }
 
-/** `agentd serve` from dist/ on a free port with these settings. */
+/** `agentd serve` as shipped on a free port with these settings. */
 export async function server(ctx: BenchContext, settings: Record<string, string>, log: string, nodeFlags: string[] = []): Promise<RunningTarget> {
   const port = await freePort();
   const child = spawnServer(ctx, { ...settings, AGENTD_PORT: String(port) }, log, nodeFlags);
@@ -125,7 +132,7 @@ export interface TargetSetup {
 }
 
 /** A baseline that serves the bench's bodies from memory: bench/targets/<file> on its own HTTPS port. */
-function fromMemory(key: string, label: string, file: string): TargetSpec {
+function fromMemory(key: string, label: string, file: string, env: (ctx: BenchContext) => Record<string, string> = () => ({})): TargetSpec {
   return {
     key,
     label,
@@ -133,7 +140,7 @@ function fromMemory(key: string, label: string, file: string): TargetSpec {
     samePayloads: true,
     async start(ctx) {
       const port = await freePort();
-      const child = tsxTarget(ctx, file, port, file.replace(/\.ts$/, ".log"));
+      const child = tsxTarget(ctx, file, port, `${key}.log`, "ignore", env(ctx));
       return { base: `https://127.0.0.1:${port}${BASE_PATH}`, https: true, main: child, processes: [child] };
     },
   };
@@ -142,7 +149,12 @@ function fromMemory(key: string, label: string, file: string): TargetSpec {
 export function targetSpecs(setup: TargetSetup): TargetSpec[] {
   const specs: TargetSpec[] = [
     fromMemory("limit", "limit: bare node:https, bodies from memory", "limit.ts"),
-    fromMemory("framework", "framework ceiling: Express 5 + openapi-validator, from memory", "framework.ts"),
+    fromMemory("framework", "framework ceiling: Express 5 + openapi-validator (patched, as shipped), from memory", "framework.ts"),
+    // The same with the validator as published: what the patch (patches/) changes.
+    fromMemory("framework-published", "framework ceiling, validator as published (no patch)", "framework.ts", (ctx) => {
+      if (ctx.publishedValidator === undefined) throw new Error("the framework-published target needs the published validator (BenchContext.publishedValidator)");
+      return { BENCH_VALIDATOR: ctx.publishedValidator };
+    }),
     {
       key: "server",
       label: "server as shipped: PGlite, embedded tokens, info logs",

@@ -5,14 +5,11 @@ import { adminSocketPath, startAdminChannel } from "./admin/channel.js";
 import { lockDataDir, type DataDirLock } from "./admin/lock.js";
 import { runAdmin } from "./admin/run-admin.js";
 import { EmbeddedVerifier } from "./auth/embedded.js";
-import { ExternalVerifier } from "./auth/external.js";
 import type { CheckBudget, TokenVerifier } from "./auth/verifier.js";
 import type { Config } from "./config/config.js";
-import { BASE_PATH } from "./contract.js";
-import { createApp } from "./http/app.js";
+import { BASE_PATH, CONTRACT } from "./contract.js";
 import { burstyLimiter } from "./http/bursty-limiter.js";
 import { limitConnections } from "./http/connection-limits.js";
-import { answerClientErrors } from "./http/parser-errors.js";
 import { startOpsListener, type OpsListener } from "./ops/listener.js";
 import { readBuildInfo } from "./ops/build-info.js";
 import { NO_METRICS } from "./ops/metrics.js";
@@ -46,8 +43,13 @@ export interface RunningServer {
 
 /**
  * Starts the service: takes the data directory (embedded database only),
- * opens and migrates the database, makes sure an admin token exists, and
- * listens on HTTPS. Nothing listens until all of that succeeded.
+ * opens and migrates the database, makes sure an admin token exists, sets
+ * the request path up (the warm-up), and listens on HTTPS. Nothing listens
+ * until all of that succeeded.
+ *
+ * The database opens while the HTTP stack (Express, the validator) loads:
+ * PGlite reads and compiles its WASM off this thread, and loading the
+ * modules needs this thread, so the two overlap.
  */
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
   const embedded = config.databaseUrl === null;
@@ -57,14 +59,21 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const metrics = config.opsPort === null ? null : createMetrics(readBuildInfo());
   let relay: Relay | null = null;
   try {
-    stores = await openStores(config, logger, metrics ?? NO_METRICS, {
-      sinks: sinkNames(config.events),
-      recorded: () => relay?.wake(),
-    });
-    relay = await startDelivery(config.events, stores.db, logger, metrics ? (backlog) => registerEventMetrics(metrics, backlog) : null);
-    const adminToken = await bootstrapTokens(config, stores);
-    const verifier: TokenVerifier = config.authUrl
-      ? new ExternalVerifier({
+    const [openedStores, httpStack] = await Promise.allSettled([
+      openStores(config, logger, metrics ?? NO_METRICS, {
+        sinks: sinkNames(config.events),
+        recorded: () => relay?.wake(),
+      }),
+      loadHttpStack(),
+    ]);
+    if (openedStores.status === "fulfilled") stores = openedStores.value;
+    else throw openedStores.reason;
+    if (httpStack.status === "rejected") throw httpStack.reason;
+    const { createApp, answerClientErrors, warmUp } = httpStack.value;
+
+    // Loaded only when configured: its HTTP client (undici) is slow to load.
+    const external = config.authUrl
+      ? new (await import("./auth/external.js")).ExternalVerifier({
           url: config.authUrl,
           timeoutMs: config.authTimeoutMs,
           cacheTtlMs: config.authCacheTtlMs,
@@ -73,7 +82,17 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
           ...(metrics ? { onCacheHit: () => metrics.authCacheHit() } : {}),
           ...(config.authCheckLimit ? { checkBudget: checkBudget(config.authCheckLimit) } : {}),
         })
-      : new EmbeddedVerifier(stores.tokens);
+      : null;
+    const verifier: TokenVerifier = external ?? new EmbeddedVerifier(stores.tokens);
+    const app = createApp({ config, store: stores.store, verifier, logger, metrics: metrics ?? NO_METRICS });
+    // Before the port opens, so the first clients find the validator set up
+    // for every operation. Right after the database opened: PGlite goes on
+    // compiling its WASM in the background for a while, and the warm-up's
+    // work runs beside that instead of after it.
+    await warmUp(app, CONTRACT, BASE_PATH);
+
+    relay = await startDelivery(config.events, stores.db, logger, metrics ? (backlog) => registerEventMetrics(metrics, backlog) : null);
+    const adminToken = await bootstrapTokens(config, stores);
     const certificate = await loadOrCreateCertificate({
       dataDir: config.dataDir,
       certPath: config.tlsCert,
@@ -82,14 +101,13 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
 
     const opened = stores;
     const checks: DependencyCheck[] = [{ name: "database", check: async () => void (await opened.db.query("SELECT 1")) }];
-    if (verifier instanceof ExternalVerifier) checks.push({ name: "auth", check: () => verifier.probe() });
+    if (external !== null) checks.push({ name: "auth", check: () => external.probe() });
     const readiness = new Readiness(checks, { timeoutMs: config.dbTimeoutMs });
     // Before the API listens, so a port conflict here leaves nothing half-started.
     if (metrics !== null && config.opsPort !== null) {
       ops = await startOpsListener(config.opsHost, config.opsPort, { readiness, registry: metrics.registry });
     }
 
-    const app = createApp({ config, store: stores.store, verifier, logger, metrics: metrics ?? NO_METRICS });
     // The app answers a missing Host itself, with the contract's Error body.
     const server = https.createServer(
       {
@@ -166,13 +184,26 @@ function checkBudget({ perSecond, burst }: { perSecond: number; burst: number })
   return () => limiter.take("all");
 }
 
+/** The modules that serve HTTP requests, loaded while the database opens. */
+async function loadHttpStack() {
+  const [{ createApp }, { answerClientErrors }, { warmUp }] = await Promise.all([
+    import("./http/app.js"),
+    import("./http/parser-errors.js"),
+    import("./http/warm-up.js"),
+  ]);
+  return { createApp, answerClientErrors, warmUp };
+}
+
 /**
  * Creates the first admin token of an embedded deployment (returned so it can
  * be printed once) and makes sure AGENTD_ADMIN_TOKEN exists when it is set.
  */
 async function bootstrapTokens(config: Config, stores: Stores): Promise<string | null> {
   if (config.adminToken) {
-    await stores.tokens.ensure(config.adminToken, ["agentd.#"]);
+    // Read first: on most starts it is there already, and a read costs far less than a write.
+    const existing = await stores.tokens.find(config.adminToken);
+    const current = existing !== undefined && existing.expiresAt === null && existing.acls.length === 1 && existing.acls[0] === "agentd.#";
+    if (!current) await stores.tokens.ensure(config.adminToken, ["agentd.#"]);
     return null;
   }
   if (config.authUrl) return null;

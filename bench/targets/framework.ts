@@ -4,14 +4,24 @@
 // validated, as in production), the JSON body parser, ETag and X-Powered-By
 // off, the security scheme answered by a trivial handler, and
 // the same JSON bytes from memory. No auth, no store, no logging, no rate limit.
+//
+// The validator is the one installed (patched by patches/, as the server
+// ships it), or, with BENCH_VALIDATOR set to a copy of the package, that
+// copy: the runner passes the package as published, so both ceilings are
+// measured side by side.
 import { readFileSync } from "node:fs";
 import https from "node:https";
+import { createRequire } from "node:module";
+import path from "node:path";
 import express, { type NextFunction, type Request, type Response } from "express";
-import * as OpenApiValidator from "express-openapi-validator";
 import { BASE_PATH } from "../../server/contract.js";
 import { validatorOptions } from "../../server/http/validator-options.js";
 import { buildPayloads, targetEnv } from "./payloads.js";
 
+const validatorDir = process.env.BENCH_VALIDATOR;
+const OpenApiValidator = createRequire(import.meta.url)(
+  validatorDir === undefined ? "express-openapi-validator" : path.join(validatorDir, "dist", "index.js"),
+) as typeof import("express-openapi-validator");
 const { port, cert, key } = targetEnv();
 const payloads = buildPayloads();
 

@@ -53,8 +53,25 @@ export function readMigrations(dir: string = findMigrations()): Migration[] {
 /** This agentd's migrations, read when the module loads. */
 export const MIGRATIONS: readonly Migration[] = readMigrations();
 
+/** Whether versions 1 to `latest` are all applied, and nothing newer: false too when there is no schema yet. */
+async function upToDate(sql: Sql, latest: number): Promise<boolean> {
+  try {
+    const [row] = await sql.query<{ applied: number; newest: number }>(
+      "SELECT count(*)::int AS applied, coalesce(max(version), 0) AS newest FROM schema_migrations",
+    );
+    return row !== undefined && row.applied === latest && row.newest === latest;
+  } catch {
+    // No schema_migrations table yet, or the database refused: the locked path below finds out which.
+    return false;
+  }
+}
+
 /** Applies the migrations this database lacks; returns the versions it applied. */
 export async function migrate(sql: Sql, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
+  // Most starts find the schema up to date: one read tells, without the
+  // locked transaction below (a write on PGlite, paid at every start).
+  // Versions only ever go up, so a stale answer can only send us there.
+  if (await upToDate(sql, migrations.length)) return [];
   return sql.transaction(async (tx) => {
     await tx.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK_KEY]);
     await tx.query(

@@ -7,11 +7,9 @@
 import type { Logger } from "pino";
 import type { EventsConfig } from "../config/config.js";
 import type { Database } from "../db/sql.js";
-import { BusSink } from "./bus-sink.js";
 import { reconcileOutbox } from "./outbox-sinks.js";
 import { Relay, type RelayCounters } from "./relay.js";
 import { sinkNames, type EventSink } from "./sink.js";
-import { WebhookSink } from "./webhook-sink.js";
 
 /** Bound on connecting to the bus and on one publish until confirmed. */
 const BUS_TIMEOUT_MS = 10_000;
@@ -40,12 +38,23 @@ export interface DeliveryBacklog {
  */
 export type CountDelivery = (backlog: () => Promise<DeliveryBacklog>) => RelayCounters;
 
-export function buildSinks(config: EventsConfig, logger: Logger): EventSink[] {
+/**
+ * The configured sinks. Each sink's module (and its client library: amqplib,
+ * undici) is loaded only when that sink is configured, so a start without
+ * events does not pay for loading them.
+ */
+export async function buildSinks(config: EventsConfig, logger: Logger): Promise<EventSink[]> {
   const sinks: EventSink[] = [];
-  if (config.busUrl !== null) sinks.push(new BusSink({ url: config.busUrl, exchange: config.busExchange, timeoutMs: BUS_TIMEOUT_MS, logger }));
-  for (const url of config.webhookUrls) {
-    // load.ts refuses webhook URLs without a secret.
-    sinks.push(new WebhookSink({ url, secret: config.webhookSecret ?? "", timeoutMs: config.webhookTimeoutMs }));
+  if (config.busUrl !== null) {
+    const { BusSink } = await import("./bus-sink.js");
+    sinks.push(new BusSink({ url: config.busUrl, exchange: config.busExchange, timeoutMs: BUS_TIMEOUT_MS, logger }));
+  }
+  if (config.webhookUrls.length > 0) {
+    const { WebhookSink } = await import("./webhook-sink.js");
+    for (const url of config.webhookUrls) {
+      // load.ts refuses webhook URLs without a secret.
+      sinks.push(new WebhookSink({ url, secret: config.webhookSecret ?? "", timeoutMs: config.webhookTimeoutMs }));
+    }
   }
   return sinks;
 }
@@ -63,7 +72,7 @@ export async function startDelivery(config: EventsConfig, db: Database, logger: 
     const [row] = await db.query<{ pending: number; orphaned: number; oldest: number }>(BACKLOG, [names]);
     return { pending: row?.pending ?? 0, oldestSeconds: row?.oldest ?? 0, orphaned: row?.orphaned ?? 0 };
   });
-  const sinks = buildSinks(config, logger);
+  const sinks = await buildSinks(config, logger);
   if (sinks.length === 0) return null;
   const relay = new Relay({
     sql: db,

@@ -17,6 +17,7 @@ import { requestHygiene } from "./request-hygiene.js";
 import { apiHeaders } from "./response-headers.js";
 import { strictIntegerPathParams } from "./strict-integer-path-params.js";
 import { validatorOptions } from "./validator-options.js";
+import { passWarmUp, skipOnWarmUp, stopWarmUp } from "./warm-up.js";
 import { wellFormedBody } from "./well-formed-body.js";
 
 export interface AppDeps {
@@ -36,7 +37,9 @@ export interface AppDeps {
  * against openapi.yaml (token and ACL first, then parameters and body), and
  * after it by strictIntegerPathParams; and reaches a handler only when the
  * contract allows it. Every failure on the way leaves through `errorHandler`
- * in the contract's `Error` shape.
+ * in the contract's `Error` shape. The warm-up requests of warm-up.ts (sent
+ * in process before the server listens) skip the log, the metrics, the rate
+ * limit and the token check, and stop before the handlers.
  */
 export function createApp({ config, store, verifier, logger, metrics = NO_METRICS }: AppDeps): Express {
   const app = express();
@@ -47,8 +50,8 @@ export function createApp({ config, store, verifier, logger, metrics = NO_METRIC
   app.locals.validateResponses = config.validateResponses;
 
   app.use(apiHeaders);
-  app.use(requestLogger(logger));
-  if (metrics !== NO_METRICS) app.use(requestMetrics(metrics));
+  app.use(skipOnWarmUp(requestLogger(logger)));
+  if (metrics !== NO_METRICS) app.use(skipOnWarmUp(requestMetrics(metrics)));
   if (config.corsOrigins.length > 0) {
     app.use(
       cors({
@@ -60,7 +63,7 @@ export function createApp({ config, store, verifier, logger, metrics = NO_METRIC
     );
   }
   const limits = config.rateLimit ? rateLimits(config.rateLimit, () => metrics.rateLimited()) : null;
-  if (limits) app.use(limits.middleware);
+  if (limits) app.use(skipOnWarmUp(limits.middleware));
 
   app.use(requestHygiene);
   app.use(express.json({ limit: config.bodyLimitBytes, strict: true }));
@@ -68,10 +71,11 @@ export function createApp({ config, store, verifier, logger, metrics = NO_METRIC
 
   app.use(
     OpenApiValidator.middleware(
-      validatorOptions(config, securityHandlers(verifier, logger, metrics, (token) => limits?.verified(token))),
+      validatorOptions(config, passWarmUp(securityHandlers(verifier, logger, metrics, (token) => limits?.verified(token)))),
     ),
   );
   app.use(strictIntegerPathParams);
+  app.use(stopWarmUp);
 
   app.use(BASE_PATH, agentRoutes(store));
   app.use(notFound);

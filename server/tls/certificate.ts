@@ -85,7 +85,10 @@ async function loadOrGenerate(dataDir: string): Promise<CertificateMaterial> {
   }
 
   // Loaded only on the first start: every later start reuses the files.
-  const { generate } = await import("selfsigned");
+  // selfsigned is CommonJS: its exports object is the module's default, both
+  // under Node and in the bundle (scripts/bundle.ts), whose split chunks give
+  // a CommonJS package no named exports.
+  const { generate } = (await import("selfsigned")).default;
   const pems = await generate([{ name: "commonName", value: "localhost" }], {
     keySize: 2048,
     algorithm: "sha256",

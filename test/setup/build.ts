@@ -1,10 +1,10 @@
 // Global setup of `npm test`: what several files need built, built once per
 // run and before any file starts. dist/ is what users run (`npm start`,
 // agentctl), so spawned servers and CLIs run it with plain node rather than
-// through a TypeScript loader; the docs site is what readers open; the PGlite
-// template spares every test database its own initdb.
+// through a TypeScript loader, and test/package.test.ts packs it; the docs
+// site is what readers open; the PGlite template spares every test database
+// its own initdb.
 import { rm } from "node:fs/promises";
-import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { repoRoot } from "../../devkit/root.js";
 import { run } from "../../devkit/run.js";
@@ -18,7 +18,8 @@ async function step(what: string, file: string, args: string[]): Promise<void> {
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const [template] = await Promise.all([
     createPgliteTemplate(),
-    step("building dist/ (tsc -p tsconfig.build.json)", process.execPath, [path.join(repoRoot, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"]),
+    // What `npm pack` ships too: the compiled modules and the bundled commands (scripts/bundle.ts).
+    step("building dist/ (npm run build)", "npm", ["run", "--silent", "build"]),
     step("building the docs (npm run docs)", "npm", ["run", "--silent", "docs"]),
   ]);
   project.provide("pgliteTemplate", template);
