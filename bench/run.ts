@@ -9,6 +9,10 @@
 //   npm run bench -- --quick --growth-only --sizes 100,10000   # the growth table alone
 //   npm run bench -- --server-stdout pipe   # the server's log into a pipe read here, not /dev/null
 //
+// With the main table: the cold start against PGlite alone on the same data
+// directory (bench/targets/pglite-alone.js), the framework ceiling with the
+// validator as published beside the patched one, and each target's memory.
+//
 // After the main table (100 agents, every target) comes the growth table
 // (bench/growth.ts): 100 to 100,000 agents on PGlite and PostgreSQL.
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";

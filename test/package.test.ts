@@ -186,6 +186,21 @@ describe("the release package: npm pack, npm install --omit=dev, npx agentd serv
     }
   });
 
+  it("the typed client imports from the installed package (agentd/client) and lists the agents", async () => {
+    const { url, certPath, token } = served();
+    const script = [
+      'import { createAgentdClient } from "agentd/client";',
+      "const client = createAgentdClient({ baseUrl: process.env.URL, token: process.env.TOKEN, ca: process.env.CA });",
+      "const result = await client.listAgents();",
+      "await client.close();",
+      "process.stdout.write(JSON.stringify(result));",
+    ].join("\n");
+    const out = await runOk(process.execPath, ["--input-type=module", "-e", script], { cwd: installDir, env: { ...npmEnv(), URL: url, TOKEN: token, CA: certPath } });
+    const result = JSON.parse(out) as { ok: boolean; data: { number: string }[] };
+    expect(result.ok).toBe(true);
+    expect(result.data.map((agent) => agent.number)).toContain("1001");
+  });
+
   it("npx agentctl agents list works against it, and so does a token made by npx agentd token create", async () => {
     const { token } = served();
     const table = await runOk("npx", ["--no", "agentctl", "agents", "list"], { cwd: installDir, env: agentctlEnv(token) });

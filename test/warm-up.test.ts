@@ -1,0 +1,83 @@
+// The warm-up (server/http/warm-up.ts) in process: it goes through the whole
+// request path of createApp for every operation of the contract, and leaves
+// nothing behind: no store or token verifier called, no log line, no metric,
+// no rate-limit budget spent. An ordinary request is not let through by it.
+import { Writable } from "node:stream";
+import { inject } from "light-my-request";
+import { pino } from "pino";
+import { describe, expect, it } from "vitest";
+import type { TokenVerifier } from "../server/auth/verifier.js";
+import { BASE_PATH, CONTRACT } from "../server/contract.js";
+import { createApp } from "../server/http/app.js";
+import { warmUp } from "../server/http/warm-up.js";
+import type { Metrics } from "../server/ops/metrics.js";
+import type { AgentStore } from "../server/store/agent-store.js";
+
+/** Records every call made on any of its methods. */
+function recorder<T extends object>(calls: string[], name: string): T {
+  return new Proxy({} as T, {
+    get: (_target, property) => {
+      if (property === "then") return undefined;
+      return (..._args: unknown[]) => {
+        calls.push(`${name}.${String(property)}`);
+        return Promise.reject(new Error(`${name}.${String(property)} called`));
+      };
+    },
+  });
+}
+
+function setUp(rateLimit: { perSecond: number; burst: number } | null) {
+  const calls: string[] = [];
+  const logged: string[] = [];
+  const logger = pino(
+    { level: "trace" },
+    new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        logged.push(chunk.toString());
+        done();
+      },
+    }),
+  );
+  const metrics: Metrics = {
+    httpRequest: (operation, status) => calls.push(`metrics.httpRequest ${operation} ${status}`),
+    dbQuery: () => calls.push("metrics.dbQuery"),
+    authCheck: (result) => calls.push(`metrics.authCheck ${result}`),
+    authCacheHit: () => calls.push("metrics.authCacheHit"),
+    rateLimited: () => calls.push("metrics.rateLimited"),
+  };
+  const app = createApp({
+    config: { validateResponses: true, bodyLimitBytes: 16 * 1024, rateLimit, corsOrigins: [] },
+    store: recorder<AgentStore>(calls, "store"),
+    verifier: recorder<TokenVerifier>(calls, "verifier"),
+    logger,
+    metrics,
+  });
+  return { app, calls, logged };
+}
+
+describe("warmUp", () => {
+  it("sends every operation through the validator and leaves no trace: no store, no verifier, no log, no metric, no rate-limit budget", async () => {
+    // A budget of one request: counted, the warm-up's requests would be refused with 429.
+    const { app, calls, logged } = setUp({ perSecond: 1, burst: 1 });
+    await warmUp(app, CONTRACT, BASE_PATH);
+    expect(calls).toEqual([]);
+    expect(logged).toEqual([]);
+  });
+
+  it("an ordinary request after it is checked as ever: no token is a 401, counted and logged", async () => {
+    const { app, calls, logged } = setUp(null);
+    await warmUp(app, CONTRACT, BASE_PATH);
+    const answer = await inject(app as never, { method: "GET", url: `${BASE_PATH}/agents` });
+    expect(answer.statusCode).toBe(401);
+    expect(calls).toContain("metrics.httpRequest listAgents 401");
+    expect(logged.join("")).toContain(`"url":"${BASE_PATH}/agents"`);
+  });
+
+  it("fails loudly when a warm-up request is refused instead of set up", async () => {
+    const { app } = setUp(null);
+    const broken = structuredClone(CONTRACT) as { paths: Record<string, unknown> };
+    broken.paths["/no-such-route-in-the-app"] = { get: { operationId: "nothing", responses: { "200": { description: "never" } } } };
+    // The validator only knows the real contract: this path is not one of its routes.
+    await expect(warmUp(app, broken, BASE_PATH)).rejects.toThrow(/warm-up request GET \/1\.0\/no-such-route-in-the-app answered 404/);
+  });
+});
