@@ -64,6 +64,27 @@ describe("warmUp", () => {
     expect(logged).toEqual([]);
   });
 
+  it("sends one request per operation and way of sending its body, with the contract's example path values", async () => {
+    const { app } = setUp(null);
+    const seen: string[] = [];
+    const watched = ((req: { method: string; url: string; headers: Record<string, string> }, res: unknown) => {
+      seen.push(`${req.method} ${req.url}${req.headers["content-type"] ? ` ${req.headers["content-type"]}` : ""}`);
+      return (app as unknown as (q: unknown, s: unknown) => void)(req, res);
+    }) as unknown as typeof app;
+    await warmUp(watched, CONTRACT, BASE_PATH);
+    expect(seen.sort()).toEqual(
+      [
+        "GET /1.0/agents",
+        "GET /1.0/agents/by-id/1",
+        "GET /1.0/agents/by-number/1001",
+        "POST /1.0/agents/by-number/1001/pause",
+        "POST /1.0/agents/by-number/1001/pause application/json",
+        "POST /1.0/agents/by-number/1001/unpause",
+        "POST /1.0/agents/by-number/1001/unpause application/json",
+      ].sort(),
+    );
+  });
+
   it("an ordinary request after it is checked as ever: no token is a 401, counted and logged", async () => {
     const { app, calls, logged } = setUp(null);
     await warmUp(app, CONTRACT, BASE_PATH);

@@ -45,9 +45,23 @@ export const stopWarmUp: RequestHandler = (req, res, next) => {
 
 const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 
+interface Parameter {
+  in?: string;
+  name?: string;
+  example?: unknown;
+}
+
 interface Operation {
-  parameters?: { in?: string; name?: string; example?: unknown }[];
+  parameters?: (Parameter | { $ref: string })[];
   requestBody?: { required?: boolean; content?: Record<string, unknown> };
+}
+
+/** `node`, or what its local `$ref` (`#/components/...`) points to in `document`. */
+function resolved<T>(document: OpenApiDocument, node: T | { $ref: string }): T {
+  if (node === null || typeof node !== "object" || !("$ref" in node) || typeof node.$ref !== "string" || !node.$ref.startsWith("#/")) return node as T;
+  let target: unknown = document;
+  for (const key of node.$ref.slice(2).split("/")) target = (target as Record<string, unknown> | undefined)?.[key.replaceAll("~1", "/").replaceAll("~0", "~")];
+  return resolved(document, target as T);
 }
 
 /** A path parameter's example as the path carries it; "1" when the contract gives none. */
@@ -62,7 +76,8 @@ function warmUpRequests(document: OpenApiDocument, basePath: string): { method: 
     for (const [method, operation] of Object.entries(item)) {
       if (!METHODS.includes(method)) continue;
       // Each path parameter gets its example from the contract, so the request is valid and goes through every check.
-      const examples = new Map((operation.parameters ?? []).filter((p) => p.in === "path").map((p) => [p.name, p.example]));
+      const parameters = (operation.parameters ?? []).map((parameter) => resolved(document, parameter));
+      const examples = new Map(parameters.filter((p) => p?.in === "path").map((p) => [p.name, p.example]));
       const url = basePath + template.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(exampleText(examples.get(name))));
       const contentTypes = Object.keys(operation.requestBody?.content ?? {});
       const bodies: (string | null)[] = operation.requestBody?.required ? contentTypes : [null, ...contentTypes];
