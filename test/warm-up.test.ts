@@ -3,9 +3,10 @@
 // nothing behind: no store or token verifier called, no log line, no metric,
 // no rate-limit budget spent. An ordinary request is not let through by it.
 import { Writable } from "node:stream";
-import { inject } from "light-my-request";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { pino } from "pino";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { TokenVerifier } from "../server/auth/verifier.js";
 import { BASE_PATH, CONTRACT } from "../server/contract.js";
 import { createApp } from "../server/http/app.js";
@@ -88,9 +89,17 @@ describe("warmUp", () => {
   it("an ordinary request after it is checked as ever: no token is a 401, counted and logged", async () => {
     const { app, calls, logged } = setUp(null);
     await warmUp(app, CONTRACT, BASE_PATH);
-    const answer = await inject(app as never, { method: "GET", url: `${BASE_PATH}/agents` });
+    // Over a real listener: given an Express app, light-my-request would rewire
+    // Express's request prototype for every app of this process (server/http/warm-up.ts).
+    const server = http.createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    const response = await fetch(`http://127.0.0.1:${port}${BASE_PATH}/agents`);
+    await response.text();
+    server.close();
+    const answer = { statusCode: response.status };
     expect(answer.statusCode).toBe(401);
-    expect(calls).toContain("metrics.httpRequest listAgents 401");
+    await vi.waitFor(() => expect(calls).toContain("metrics.httpRequest listAgents 401"));
     expect(logged.join("")).toContain(`"url":"${BASE_PATH}/agents"`);
   });
 

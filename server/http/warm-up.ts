@@ -95,6 +95,10 @@ function warmUpRequests(document: OpenApiDocument, basePath: string): { method: 
 export async function warmUp(app: Express, document: OpenApiDocument, basePath: string): Promise<void> {
   for (const { method, url, contentType } of warmUpRequests(document, basePath)) {
     const response = await inject(
+      // A function, never the app itself: given an Express app (which has
+      // `request`), light-my-request sets Express's shared request prototype
+      // to inherit from its own, for every app in the process, and real
+      // requests then crash on a client's disconnect.
       (req, res) => {
         (req as unknown as Record<symbol, unknown>)[WARM_UP] = true;
         app(req as never, res as never);
