@@ -9,7 +9,7 @@ import type { CheckBudget, TokenVerifier } from "./auth/verifier.js";
 import type { Config } from "./config/config.js";
 import { BASE_PATH, CONTRACT } from "./contract.js";
 import { burstyLimiter } from "./http/bursty-limiter.js";
-import { limitConnections } from "./http/connection-limits.js";
+import { connectionCap, limitConnections, openFileLimit } from "./http/connection-limits.js";
 import { startOpsListener, type OpsListener } from "./ops/listener.js";
 import { readBuildInfo } from "./ops/build-info.js";
 import { NO_METRICS } from "./ops/metrics.js";
@@ -52,6 +52,9 @@ export interface RunningServer {
  * modules needs this thread, so the two overlap.
  */
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
+  // A cap that leaves too few descriptors is a configuration error: refused
+  // before anything is locked, opened or loaded.
+  const connectionLimit = connectionCap(config.maxConnections, openFileLimit());
   const embedded = config.databaseUrl === null;
   const lock: DataDirLock | null = embedded ? await lockDataDir(config.dataDir) : null;
   let stores: Stores | undefined;
@@ -122,7 +125,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     // Bounded waits, so a slow or stalled client cannot hold a connection forever.
     server.headersTimeout = 10_000;
     server.requestTimeout = 30_000;
-    limitConnections(server, config);
+    limitConnections(server, { idleTimeoutMs: config.idleTimeoutMs, cap: connectionLimit });
     server.on("tlsClientError", (err) => logger.debug({ err: err.message }, "TLS handshake failed"));
     answerClientErrors(server);
 

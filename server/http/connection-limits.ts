@@ -19,12 +19,6 @@ export const RESERVED_FILES = 256;
 /** Between keep-alive requests: a client that wants another answer soon asks soon. */
 const KEEP_ALIVE_MS = 5_000;
 
-export interface ConnectionLimits {
-  idleTimeoutMs: number;
-  /** null: the open-file limit less RESERVED_FILES. */
-  maxConnections: number | null;
-}
-
 export class ConnectionLimitError extends Error {
   override readonly name = "ConnectionLimitError";
 }
@@ -64,10 +58,9 @@ export function connectionCap(configured: number | null, fileLimit: number | nul
   return configured;
 }
 
-/** Applies the idle time-out and the cap to an API server before it listens. */
-export function limitConnections(server: Server, limits: ConnectionLimits, fileLimit: number | null = openFileLimit()): void {
-  const cap = connectionCap(limits.maxConnections, fileLimit);
-  if (Number.isFinite(cap)) server.maxConnections = cap;
+/** Applies the idle time-out and the cap (connectionCap's) to an API server before it listens. */
+export function limitConnections(server: Server, limits: { idleTimeoutMs: number; cap: number }): void {
+  if (Number.isFinite(limits.cap)) server.maxConnections = limits.cap;
 
   // Node arms `server.timeout` on every connection once its handshake is
   // done, and its own keep-alive time-out between requests. Our listener
