@@ -5,15 +5,17 @@
 // escape instead. The API and `--json`'s values keep the text as stored.
 
 /**
- * C0 and C1 control characters and DEL (ESC, CR, LF, the 8-bit CSI…), the
- * bidirectional marks, embeddings, overrides and isolates, and the Unicode
- * line and paragraph separators.
+ * DEL and the C1 control characters (the 8-bit CSI…), the bidirectional
+ * marks, embeddings, overrides and isolates, and the Unicode line and
+ * paragraph separators: what JSON.stringify leaves raw in a string.
  */
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const BEYOND_C0 = "\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069";
 
-/** UNSAFE less C0, which JSON.stringify escapes in strings itself, and which its layout (new lines) uses outside them. */
-const UNSAFE_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+/** BEYOND_C0 and the C0 controls (ESC, CR, LF…). */
+const UNSAFE = new RegExp(`[\\u0000-\\u001f${BEYOND_C0}]`, "g");
+
+/** In JSON text, C0 stands only as JSON's own layout (new lines): JSON.stringify escapes it in strings. */
+const UNSAFE_IN_JSON = new RegExp(`[${BEYOND_C0}]`, "g");
 
 const escaped = (char: string): string => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`;
 
