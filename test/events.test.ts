@@ -176,9 +176,12 @@ describe("two relays sharing the outbox through leases, as instances on one Post
     const database = await freshPglite();
     const db = await database.openMigrated();
     const receiver = await startWebhookReceiver();
-    receiver.delayMs = 60;
-    // Twelve deliveries of 60 ms take 720 ms: well past this lease, in one claim.
-    const relays = ["a", "b"].map(() => webhookRelay(db, receiver, { pollMs: 20, leaseMs: 400 }));
+    receiver.delayMs = 200;
+    // Twelve deliveries of 200 ms take 2.4 s: past this lease, in one claim.
+    // The lease is ten deliveries long, so a delivery that starts just
+    // before half of it may stall for most of a second and still end within
+    // it, as on a loaded CI machine; a shorter one let a stall outlast it.
+    const relays = ["a", "b"].map(() => webhookRelay(db, receiver, { pollMs: 20, leaseMs: 2_000 }));
     try {
       const store = new SqlAgentStore(db, ORIGIN, { sinks: [webhookSinkName(receiver.url)] });
       await store.upsert([loggedIn(1)]);
