@@ -217,3 +217,24 @@ describe("the release package: npm pack, npm install --omit=dev, npx agentd serv
     expect((JSON.parse(json) as { number: string }[]).map((agent) => agent.number)).toContain("1001");
   });
 });
+
+describe("npm ci --omit=dev in a development clone, the way many Node services are deployed", () => {
+  it("fails at once, pointing to npm ci for a clone and to the release package for a deployment", async () => {
+    // What prepare needs of a clone: the manifest, the lock file and the script it runs first.
+    const clone = await mkdtemp(path.join(os.tmpdir(), "agentd-omit-dev-"));
+    try {
+      for (const file of ["package.json", "package-lock.json", "scripts/check-dev-install.js"]) {
+        await mkdir(path.dirname(path.join(clone, file)), { recursive: true });
+        await writeFile(path.join(clone, file), readFileSync(path.join(repoRoot, file)));
+      }
+      const result = await run("npm", ["ci", "--omit=dev", "--prefer-offline", "--no-audit", "--no-fund"], { cwd: clone, env: npmEnv(), timeoutMs: 120_000 });
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toContain("installed without its dev dependencies (npm ci --omit=dev)");
+      expect(result.stderr).toContain("npm ci && npm start");
+      expect(result.stderr).toContain("npm install --omit=dev ./agentd-<version>.tgz");
+      expect(result.stderr).not.toContain("not found");
+    } finally {
+      await rm(clone, { recursive: true, force: true });
+    }
+  }, 150_000);
+});
