@@ -229,7 +229,7 @@ describe("npm ci --omit=dev in a development clone, the way many Node services a
       }
       const result = await run("npm", ["ci", "--omit=dev", "--prefer-offline", "--no-audit", "--no-fund"], { cwd: clone, env: npmEnv(), timeoutMs: 120_000 });
       expect(result.code).not.toBe(0);
-      expect(result.stderr).toContain("installed without its dev dependencies (npm ci --omit=dev)");
+      expect(result.stderr).toContain("installed without its dev dependencies (--omit=dev, or NODE_ENV=production)");
       expect(result.stderr).toContain("npm ci && npm start");
       expect(result.stderr).toContain("npm install --omit=dev ./agentd-<version>.tgz");
       expect(result.stderr).not.toContain("not found");
