@@ -20,6 +20,7 @@ import { repoRoot } from "../devkit/root.js";
 import { run } from "../devkit/run.js";
 import { findContract } from "../server/contract.js";
 import { findMigrations } from "../server/db/migrations.js";
+import { freshPostgres, postgresTestUrl } from "./helpers/databases.js";
 import { callHttps } from "./helpers/https.js";
 
 const START_TIMEOUT_MS = 60_000;
@@ -215,6 +216,41 @@ describe("the release package: npm pack, npm install --omit=dev, npx agentd serv
     ).trim();
     const json = await runOk("npx", ["--no", "agentctl", "agents", "list", "--json"], { cwd: installDir, env: agentctlEnv(reader) });
     expect((JSON.parse(json) as { number: string }[]).map((agent) => agent.number)).toContain("1001");
+  });
+
+  // Last: these take the data-directory lock's native addon away from the
+  // installed package, as on a platform it has no build for (musl, as on
+  // Alpine). The server above loaded it long before.
+  describe("where the lock's native addon does not load", () => {
+    beforeAll(async () => {
+      await rm(path.join(installDir, "node_modules", "fs-native-extensions", "prebuilds"), { recursive: true, force: true });
+    });
+
+    it("the embedded database refuses to start, saying why and what to use instead", async () => {
+      const result = await run("npx", ["--no", "agentd", "token", "list"], {
+        cwd: installDir,
+        env: { ...npmEnv(), AGENTD_DATA_DIR: path.join(work, "data-no-addon"), AGENTD_LOG_LEVEL: "warn" },
+        timeoutMs: 60_000,
+      });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`agentd: cannot lock the data directory ${path.join(work, "data-no-addon")}: its native addon (fs-native-extensions) does not load on this platform (${process.platform}-${process.arch})`);
+      expect(result.stderr).toContain("use PostgreSQL (AGENTD_DATABASE_URL)");
+      // One line, not the addon loader's list of every file it tried.
+      expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    });
+
+    it.skipIf(postgresTestUrl() === undefined)("PostgreSQL needs no lock: the same package works on it", async () => {
+      const database = await freshPostgres();
+      try {
+        const out = await runOk("npx", ["--no", "agentd", "token", "create", "--acl", "agentd.agents.read"], {
+          cwd: installDir,
+          env: { ...npmEnv(), AGENTD_DATABASE_URL: database.location, AGENTD_LOG_LEVEL: "warn" },
+        });
+        expect(out.trim()).toMatch(/^\S{20,}$/);
+      } finally {
+        await database.cleanup();
+      }
+    });
   });
 });
 

@@ -39,8 +39,7 @@ export async function lockDataDir(dataDir: string, { waitMs = 0 } = {}): Promise
   }
   const deadline = Date.now() + waitMs;
   try {
-    // Loaded here: a deployment on PostgreSQL never takes the lock, nor loads this native addon.
-    const { default: fsx } = await import("fs-native-extensions");
+    const fsx = await loadLockAddon();
     while (!fsx.tryLock(fd)) {
       if (Date.now() >= deadline) {
         throw new DataDirBusyError(`the data directory ${dataDir} is in use by another agentd process`);
@@ -61,4 +60,27 @@ export async function lockDataDir(dataDir: string, { waitMs = 0 } = {}): Promise
       return Promise.resolve();
     },
   };
+}
+
+/**
+ * The native addon that takes the lock, loaded here: a deployment on
+ * PostgreSQL never takes the lock, nor loads it. It ships prebuilt for a set
+ * of platforms only; where none loads (musl libc, as on Alpine, or an
+ * architecture it has no build for), its own error lists every file it
+ * tried, so this one says what that means for a deployment instead.
+ */
+async function loadLockAddon(): Promise<typeof import("fs-native-extensions").default> {
+  try {
+    return (await import("fs-native-extensions")).default;
+  } catch (err) {
+    const glibc = (process.report.getReport() as { header?: { glibcVersionRuntime?: string } }).header?.glibcVersionRuntime;
+    const libc = process.platform === "linux" && glibc === undefined ? ", not glibc" : "";
+    const reason = (err instanceof Error ? err.message : String(err)).split("\n")[0];
+    throw new Error(
+      `its native addon (fs-native-extensions) does not load on this platform (${process.platform}-${process.arch}${libc}): ${reason}. ` +
+        "The embedded database needs it: on this platform use PostgreSQL (AGENTD_DATABASE_URL), or run agentd where the addon has a build, " +
+        "such as Linux with glibc on x64 or arm64 (it has none for musl: holepunchto/fs-native-extensions#15)",
+      { cause: err },
+    );
+  }
 }
