@@ -163,7 +163,7 @@ export const VARIABLES = {
     name: "AGENTD_RATE_LIMIT",
     default: "100",
     description:
-      "Requests per second allowed per valid token, and per client address for requests whose token is not yet known to be valid; 0 disables rate limiting. Past it the request answers 429 with Retry-After.",
+      "Requests per second allowed per valid token; per client address (an IPv6 /64) and token for a token not yet known to be valid; per client address for requests without a token. 0 disables rate limiting. Past it the request answers 429 with Retry-After.",
     parse: (raw) => integer(raw, 0, 1_000_000),
   }),
   rateBurst: variable({
@@ -171,7 +171,7 @@ export const VARIABLES = {
     default: null,
     unset: null,
     shownDefault: "2 × AGENTD_RATE_LIMIT (200)",
-    description: "Requests a token (or a client address) may send at once before the rate applies; at least AGENTD_RATE_LIMIT.",
+    description: "Requests that may be sent at once against one of those budgets before the rate applies; at least AGENTD_RATE_LIMIT.",
     parse: (raw) => integer(raw, 1, 10_000_000),
   }),
   corsOrigins: variable({
