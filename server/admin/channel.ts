@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, rmSync } from "node:fs";
+import { chmodSync, rmSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import type { Logger } from "pino";
@@ -13,9 +13,14 @@ export function adminSocketPath(dataDir: string): string {
 
 const MAX_REQUEST_BYTES = 64 * 1024 * 1024;
 
+export interface AdminChannel {
+  close(): Promise<void>;
+}
+
 /**
  * Serves admin commands on a Unix socket that only the owner of the data
- * directory can reach (the socket lives in a 0700 folder and is itself 0600).
+ * directory can reach (the socket lives in run/, which taking the lock made
+ * and checked to be this user's private 0700 folder, and is itself 0600).
  * Only the holder of the data-directory lock calls this, so a leftover
  * socket file from a crash is safe to replace.
  */
@@ -23,7 +28,7 @@ export async function startAdminChannel(
   socketPath: string,
   handle: (request: AdminRequest) => Promise<AdminResponse>,
   logger: Logger,
-): Promise<{ close(): Promise<void> }> {
+): Promise<AdminChannel> {
   const server = net.createServer((socket) => {
     let buffer = "";
     socket.setEncoding("utf8");
@@ -57,8 +62,6 @@ export async function startAdminChannel(
   }
 
   try {
-    mkdirSync(path.dirname(socketPath), { recursive: true, mode: 0o700 });
-    chmodSync(path.dirname(socketPath), 0o700);
     rmSync(socketPath, { force: true });
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
