@@ -7,6 +7,7 @@
 import type { Logger } from "pino";
 import type { EventsConfig } from "../config/config.js";
 import type { Database } from "../db/sql.js";
+import type { EventBacklog } from "../ops/prometheus.js";
 import { reconcileOutbox } from "./outbox-sinks.js";
 import { Relay, type RelayCounters } from "./relay.js";
 import { sinkNames, type EventSink } from "./sink.js";
@@ -22,21 +23,11 @@ const BACKLOG = `SELECT count(*) FILTER (WHERE sink = ANY($1::text[]))::int AS p
   coalesce(extract(epoch FROM now() - min(created_at) FILTER (WHERE sink = ANY($1::text[]))), 0)::float8 AS oldest
   FROM event_outbox`;
 
-/** The events not yet delivered, read when the metrics ask. */
-export interface DeliveryBacklog {
-  /** Outbox rows waiting for a configured sink (one per event and sink). */
-  pending: number;
-  /** Age of the oldest of them; 0 when there is none. */
-  oldestSeconds: number;
-  /** Outbox rows kept for sinks not configured: delivered only if their sink is configured again. */
-  orphaned: number;
-}
-
 /**
  * Registers delivery's metrics: given how to read the backlog, returns the
  * counters the relay bumps for each delivery and failure.
  */
-export type CountDelivery = (backlog: () => Promise<DeliveryBacklog>) => RelayCounters;
+export type CountDelivery = (backlog: () => Promise<EventBacklog>) => RelayCounters;
 
 /**
  * The configured sinks. Each sink's module (and its client library: amqplib,

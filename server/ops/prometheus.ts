@@ -118,13 +118,13 @@ export function createMetrics(build: BuildInfo): PrometheusMetrics {
   };
 }
 
-/** The event backlog, read when scraped. */
+/** The event backlog, read (events/delivery.ts) when scraped. */
 export interface EventBacklog {
   /** Outbox rows waiting for a configured sink (one per event and sink). */
   pending: number;
   /** Age of the oldest of them; 0 when there is none. */
   oldestSeconds: number;
-  /** Outbox rows kept for sinks this instance is not configured with. */
+  /** Outbox rows kept for sinks this instance is not configured with: delivered only if their sink is configured again. */
   orphaned: number;
 }
 
