@@ -2,6 +2,7 @@
 // own queue in the outbox (rows carry its name), so a receiver that is down
 // holds back its own events only.
 import type { EventName } from "../store/agent-change.js";
+import { url } from "../config/parsers.js";
 
 /** One outbox row, as the relay hands it to a sink. */
 export interface OutboxEvent {
@@ -63,14 +64,11 @@ export function canonicalSinkName(stored: string): string {
  */
 export function sinkNameFromArgument(text: string): string {
   if (text === BUS_SINK) return BUS_SINK;
-  let url: URL;
   try {
-    url = new URL(text);
+    return webhookSinkName(url(text, ["http:", "https:"], true).href);
   } catch {
     throw new Error("expected bus or a webhook's http:// or https:// URL");
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("expected bus or a webhook's http:// or https:// URL");
-  return webhookSinkName(url.href);
 }
 
 /** How a sink is shown to an operator: bus, or the webhook's URL (the outbox's name without its prefix). */
