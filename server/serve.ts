@@ -1,7 +1,7 @@
 import https from "node:https";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
-import { adminSocketPath, startAdminChannel } from "./admin/channel.js";
+import { adminSocketPath, startAdminChannel, type AdminChannel } from "./admin/channel.js";
 import { lockDataDir, type DataDirLock } from "./admin/lock.js";
 import { runAdmin } from "./admin/run-admin.js";
 import { EmbeddedVerifier } from "./auth/embedded.js";
@@ -57,14 +57,18 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const connectionLimit = connectionCap(config.maxConnections, openFileLimit());
   const embedded = config.databaseUrl === null;
   const lock: DataDirLock | null = embedded ? await lockDataDir(config.dataDir) : null;
+  // What a failed start has opened so far, for the catch below to close.
   let stores: Stores | undefined;
   let ops: OpsListener | null = null;
+  let admin: AdminChannel | null = null;
+  let verifier: TokenVerifier | null = null;
+  const sinks = sinkNames(config.events);
   const metrics = config.opsPort === null ? null : createMetrics(readBuildInfo());
   let relay: Relay | null = null;
   try {
     const [openedStores, httpStack] = await Promise.allSettled([
       openStores(config, logger, metrics ?? NO_METRICS, {
-        sinks: sinkNames(config.events),
+        sinks,
         recorded: () => relay?.wake(),
       }),
       loadHttpStack(),
@@ -86,8 +90,9 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
           ...(config.authCheckLimit ? { checkBudget: checkBudget(config.authCheckLimit) } : {}),
         })
       : null;
-    const verifier: TokenVerifier = external ?? new EmbeddedVerifier(stores.tokens);
-    const app = createApp({ config, store: stores.store, verifier, logger, metrics: metrics ?? NO_METRICS });
+    const tokenVerifier: TokenVerifier = external ?? new EmbeddedVerifier(stores.tokens);
+    verifier = tokenVerifier;
+    const app = createApp({ config, store: stores.store, verifier: tokenVerifier, logger, metrics: metrics ?? NO_METRICS });
     // Before the port opens, so the first clients find the validator set up
     // for every operation. Right after the database opened: PGlite goes on
     // compiling its WASM in the background for a while, and the warm-up's
@@ -106,7 +111,11 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     const checks: DependencyCheck[] = [{ name: "database", check: async () => void (await opened.db.query("SELECT 1")) }];
     if (external !== null) checks.push({ name: "auth", check: () => external.probe() });
     const readiness = new Readiness(checks, { timeoutMs: config.dbTimeoutMs });
-    // Before the API listens, so a port conflict here leaves nothing half-started.
+    // The admin socket and the operator listener start before the API
+    // listens, so a failure of either leaves nothing half-started.
+    if (embedded) {
+      admin = await startAdminChannel(adminSocketPath(config.dataDir), (request) => runAdmin(request, { ...opened, configuredSinks: sinks }), logger);
+    }
     if (metrics !== null && config.opsPort !== null) {
       ops = await startOpsListener(config.opsHost, config.opsPort, { readiness, registry: metrics.registry });
     }
@@ -138,14 +147,6 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     });
     const { port } = server.address() as AddressInfo;
 
-    const admin = embedded
-      ? await startAdminChannel(
-          adminSocketPath(config.dataDir),
-          (request) => runAdmin(request, { ...opened, configuredSinks: sinkNames(config.events) }),
-          logger,
-        )
-      : null;
-
     const host = config.host.includes(":") ? `[${config.host}]` : config.host;
     let closing: Promise<void> | undefined;
     return {
@@ -163,7 +164,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
           if (config.drainDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.drainDelayMs));
           await admin?.close();
           await stopListening(server, config.shutdownTimeoutMs);
-          await verifier.close?.();
+          await tokenVerifier.close?.();
           await relay?.stop();
           await opened.db.close();
           await ops?.close();
@@ -173,7 +174,9 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       },
     };
   } catch (err) {
+    await admin?.close();
     await ops?.close();
+    await verifier?.close?.();
     await relay?.stop().catch(() => undefined);
     await stores?.db.close().catch(() => undefined);
     await lock?.release();
