@@ -162,13 +162,14 @@ async function coldStarts(ctx: BenchContext, dataDir: string, count: number, ca:
     }
     const alone = await pgliteAlone(ctx, dataDir);
     result.pgliteMs.push(alone.ms);
-    result.pgliteMemory = alone.memory;
+    // The last reading there is; none leaves the row out of the memory table.
+    if (alone.memory !== null) result.pgliteMemory = alone.memory;
   }
   return result;
 }
 
 /** One run of bench/targets/pglite-alone.js: from spawn to its "answered", and the memory it reports. */
-async function pgliteAlone(ctx: BenchContext, dataDir: string): Promise<{ ms: number; memory: { rssMiB: number; peakMiB: number } }> {
+async function pgliteAlone(ctx: BenchContext, dataDir: string): Promise<{ ms: number; memory: { rssMiB: number; peakMiB: number } | null }> {
   const started = performance.now();
   const child = spawnOn(process.execPath, [path.join(repo, "bench", "targets", "pglite-alone.js"), dataDir], {
     core: ctx.core,
@@ -185,7 +186,7 @@ async function pgliteAlone(ctx: BenchContext, dataDir: string): Promise<{ ms: nu
   const code = await new Promise<number | null>((resolve) => child.once("close", resolve));
   if (code !== 0 || answeredMs === null) throw new Error(`bench/targets/pglite-alone.js exited ${String(code)} (see ${path.join(ctx.work, "pglite-alone.log")}): ${out}`);
   const memoryLine = out.split("\n").find((line) => line.startsWith("{"));
-  return { ms: answeredMs, memory: JSON.parse(memoryLine ?? "null") as { rssMiB: number; peakMiB: number } };
+  return { ms: answeredMs, memory: memoryLine === undefined ? null : (JSON.parse(memoryLine) as { rssMiB: number; peakMiB: number }) };
 }
 
 /** How long targets sit idle after their first answers before their "after start" memory is read. */
