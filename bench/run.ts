@@ -189,7 +189,11 @@ async function pgliteAlone(ctx: BenchContext, dataDir: string): Promise<{ ms: nu
   return { ms: answeredMs, memory: memoryLine === undefined ? null : (JSON.parse(memoryLine) as { rssMiB: number; peakMiB: number }) };
 }
 
-/** How long targets sit idle after their first answers before their "after start" memory is read. */
+/**
+ * How long to wait, once every target is up (they start one after another),
+ * before their "after start" memory is read: each has sat idle at least this
+ * long since its first answers.
+ */
 const SETTLE_MS = 2000;
 
 /** The main table: every target at 100 agents. Prints it; returns the raw figures. */
