@@ -1,15 +1,19 @@
-// Bundles the two commands (`agentd`, `agentctl`) into one file each under
-// dist/bin/, the files the package's `bin` runs (`npm run build`, after tsc).
+// Bundles the two commands (`agentd`, `agentctl`) under dist/bin/, the files
+// the package's `bin` runs (`npm run build`, after tsc): an entry file each,
+// and the code they share or load later as chunks in dist/bin/chunks/.
 //
 // Why a bundle: the package installs without the dev toolchain and still runs
 // the patched express-openapi-validator (patches/), which `npm install
 // <tarball>` would never patch: the bundle carries the patched code from this
-// clone's node_modules. One file also loads faster than hundreds of modules,
-// which every start pays.
+// clone's node_modules. A start also reads a few files instead of resolving
+// and reading each module of node_modules, a cost every start would pay.
 //
 // What stays out of the bundle is exactly the package's runtime
 // `dependencies`, installed beside it: PGlite, which loads its WASM and data
-// files from its own package folder, and what the typed client (dist/client/,
+// files from its own package folder; fs-native-extensions, the data-directory
+// lock's native addon, whose prebuilt binary for the platform is found in its
+// own package folder too; undici, which the server's outgoing requests and the
+// typed client use; and openapi-fetch, which the typed client (dist/client/,
 // imported as `agentd/client`) needs as published. Everything else the
 // commands import is a devDependency, bundled.
 import { readdir, readFile, rm, writeFile } from "node:fs/promises";

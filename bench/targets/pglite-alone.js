@@ -6,7 +6,6 @@
 // measured.
 //
 //   node bench/targets/pglite-alone.js <data dir>
-import { readFileSync } from "node:fs";
 import { openPglite } from "../../dist/server/db/pglite.js";
 
 const dataDir = process.argv[2];
@@ -14,8 +13,8 @@ if (dataDir === undefined) throw new Error("usage: node bench/targets/pglite-alo
 const db = await openPglite(dataDir);
 await db.query("SELECT 1");
 process.stdout.write("answered\n");
-const status = readFileSync("/proc/self/status", "utf8");
-/** @param {string} field */
-const mib = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN) / 1024;
-process.stdout.write(`${JSON.stringify({ rssMiB: mib("VmRSS"), peakMiB: mib("VmHWM") })}\n`);
+// Resident memory now (bytes) and at its peak (maxRSS, in kB).
+const rssMiB = process.memoryUsage.rss() / 1024 / 1024;
+const peakMiB = process.resourceUsage().maxRSS / 1024;
+process.stdout.write(`${JSON.stringify({ rssMiB, peakMiB })}\n`);
 await db.close();
