@@ -178,4 +178,15 @@ describe("CachedTokenStore on PGlite", () => {
     await tokens.find("flood-0");
     expect(sql.count).toBe(1);
   });
+
+  it("keeps a known token under a flood of unknown ones: they have a cache of their own", async () => {
+    const sql = counting(db);
+    const tokens = new CachedTokenStore(new SqlTokenStore(sql), 10);
+    const token = (await tokens.create(["agentd.agents.read"], null)).token;
+    expect(await tokens.find(token)).toBeDefined();
+    for (let i = 0; i < 50; i++) await tokens.find(`flood-${i}`);
+    sql.count = 0;
+    expect((await tokens.find(token))?.acls).toEqual(["agentd.agents.read"]);
+    expect(sql.count).toBe(0);
+  });
 });

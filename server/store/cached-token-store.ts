@@ -2,40 +2,49 @@ import { LRUCache } from "lru-cache";
 import type { CreatedToken, TokenInfo, TokenRecord, TokenStore } from "./token-store.js";
 import { hashToken } from "./sql-token-store.js";
 
-const UNKNOWN = Symbol("unknown token");
-
 /**
  * Remembers token lookups for a database that only this process writes (the
  * embedded PGlite database; see CachedAgentStore). Every token change goes
  * through this store and empties the cache, so a revoke takes effect on the
- * very next request. Unknown tokens are remembered too, in a bounded cache,
- * so a flood of made-up tokens costs no query either. Expiry is not cached:
- * the verifier checks `expiresAt` on every request.
+ * very next request. Unknown tokens are remembered too, so a made-up token
+ * sent again costs no query; but in a cache of their own, so that a flood
+ * of new made-up tokens (each costs its one query) cannot push the known
+ * ones out. Expiry is not cached: the verifier checks `expiresAt` on every
+ * request.
  */
 export class CachedTokenStore implements TokenStore {
-  private readonly cache: LRUCache<string, TokenRecord | typeof UNKNOWN>;
+  private readonly known: LRUCache<string, TokenRecord>;
+  private readonly unknown: LRUCache<string, true>;
 
   constructor(
     private readonly inner: TokenStore,
+    /** Upper bound on each of the two caches. */
     size = 10_000,
   ) {
-    this.cache = new LRUCache({ max: size });
+    this.known = new LRUCache({ max: size });
+    this.unknown = new LRUCache({ max: size });
   }
 
   async find(token: string): Promise<TokenRecord | undefined> {
     const key = hashToken(token);
-    const cached = this.cache.get(key);
-    if (cached !== undefined) return cached === UNKNOWN ? undefined : cached;
+    const known = this.known.get(key);
+    if (known !== undefined || this.unknown.has(key)) return known;
     const record = await this.inner.find(token);
-    this.cache.set(key, record ?? UNKNOWN);
+    if (record === undefined) this.unknown.set(key, true);
+    else this.known.set(key, record);
     return record;
+  }
+
+  private forget(): void {
+    this.known.clear();
+    this.unknown.clear();
   }
 
   async create(acls: readonly string[], ttlSeconds: number | null): Promise<CreatedToken> {
     try {
       return await this.inner.create(acls, ttlSeconds);
     } finally {
-      this.cache.clear();
+      this.forget();
     }
   }
 
@@ -43,7 +52,7 @@ export class CachedTokenStore implements TokenStore {
     try {
       await this.inner.ensure(token, acls);
     } finally {
-      this.cache.clear();
+      this.forget();
     }
   }
 
@@ -51,7 +60,7 @@ export class CachedTokenStore implements TokenStore {
     try {
       return await this.inner.revoke(token);
     } finally {
-      this.cache.clear();
+      this.forget();
     }
   }
 
@@ -59,7 +68,7 @@ export class CachedTokenStore implements TokenStore {
     try {
       return await this.inner.revokeById(id);
     } finally {
-      this.cache.clear();
+      this.forget();
     }
   }
 
