@@ -1,8 +1,8 @@
-import { createHash } from "node:crypto";
 import type { RequestHandler } from "express";
 import { LRUCache } from "lru-cache";
 import { burstyLimiter } from "./bursty-limiter.js";
 import { addressGroup } from "./client-address.js";
+import { hashToken } from "../store/sql-token-store.js";
 import { HttpProblem } from "./errors.js";
 
 export interface RateLimitOptions {
@@ -21,9 +21,6 @@ export interface RateLimits {
   verified(token: string): void;
 }
 
-/** Budget keys hold a digest, never the token itself. */
-const digest = (token: string): string => createHash("sha256").update(token, "utf8").digest("base64url");
-
 /**
  * Rate limits that no other client's requests can use up:
  * - a token recently found valid has its own budget, wherever it is used from;
@@ -31,10 +28,14 @@ const digest = (token: string): string => createHash("sha256").update(token, "ut
  *   so a made-up token cannot spend the budget of a valid one that is not
  *   known yet, sent from the same address or from behind the same proxy;
  * - a request without a token has a budget per client address.
- * Made-up tokens therefore each get a budget of their own. That costs a
- * cached lookup with embedded tokens; against an external auth service the
+ * Made-up tokens therefore each get a budget of their own, and a client
+ * that sends a new one with every request is not slowed down here. With
+ * embedded tokens each new one costs one indexed lookup, remembered apart
+ * from the known tokens (CachedTokenStore on the embedded database), so no
+ * valid token is evicted or refused; against an external auth service the
  * verifier's own cap on uncached checks (AGENTD_AUTH_CHECK_RATE) keeps a
- * flood of them from becoming a flood of checks.
+ * flood of them from becoming a flood of checks. Budget keys hold the
+ * token's digest, never the token.
  *
  * Limits are per server instance; behind a load balancer each instance
  * grants its own budget.
@@ -50,7 +51,7 @@ export function rateLimits(
 
   const middleware: RequestHandler = (req, _res, next) => {
     const token = req.get("x-auth-token");
-    const hashed = token ? digest(token) : null;
+    const hashed = token ? hashToken(token) : null;
     const key =
       hashed === null
         ? `address:${addressGroup(req.ip)}`
@@ -66,5 +67,5 @@ export function rateLimits(
       (err: unknown) => next(err),
     );
   };
-  return { middleware, verified: (token) => void valid.set(digest(token), true) };
+  return { middleware, verified: (token) => void valid.set(hashToken(token), true) };
 }
