@@ -1,10 +1,11 @@
-// Runs the compiled agentctl (dist/client/agentctl.js, built once by the test
-// run's global setup) as installed users do, with only the environment given.
+// Runs agentctl as installed users do: the bundled command the package
+// installs (dist/bin/agentctl.js, package.json's bin; built once by the test
+// run's global setup), with only the environment given.
 import path from "node:path";
 import { repoRoot } from "../../devkit/root.js";
 import { run, type RunResult } from "../../devkit/run.js";
 
-const bin = path.join(repoRoot, "dist", "client", "agentctl.js");
+const bin = path.join(repoRoot, "dist", "bin", "agentctl.js");
 
 /** How agentctl ended (devkit/run.ts): `code` is -1 if it could not start or was killed by a signal. */
 export type AgentctlRun = RunResult;
