@@ -2,11 +2,11 @@
 // through a real server: successes, every kind of refusal (the token check,
 // the contract, the rate limit, the body parser, Node's own HTTP parser),
 // CORS preflights; and the challenge on a 401.
-import tls from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { API_HEADERS } from "../server/http/response-headers.js";
 import { SUITE_AGENTS } from "./helpers/agents.js";
 import type { Answer } from "./helpers/https.js";
+import { header, RawHttpsClient } from "./helpers/raw-https.js";
 import { startTestServer, type TestServer } from "./helpers/server.js";
 
 const AGENT = SUITE_AGENTS.pausable;
@@ -22,21 +22,20 @@ function expectApiHeaders(answer: Pick<Answer, "headers" | "status">, what: stri
   for (const [name, value] of Object.entries(EXPECTED)) expect(answer.headers[name], `${what} (${answer.status}): ${name}`).toBe(value);
 }
 
-/** Sends raw bytes over TLS and returns the status line's code and the headers, lower-cased. */
-function rawAnswer(server: TestServer, request: string): Promise<Pick<Answer, "headers" | "status">> {
+/**
+ * Sends the request's bytes as they are (test/helpers/raw-https.ts, on a
+ * connection of its own, closed after the answer): the status and the
+ * headers this test checks.
+ */
+async function rawAnswer(server: TestServer, request: string): Promise<Pick<Answer, "headers" | "status">> {
   const { hostname, port } = new URL(server.url);
-  return new Promise((resolve, reject) => {
-    const socket = tls.connect({ host: hostname, port: Number(port), ca: server.ca }, () => socket.end(request));
-    let text = "";
-    socket.on("data", (chunk: Buffer) => (text += chunk.toString("latin1")));
-    socket.on("error", reject);
-    socket.on("close", () => {
-      const [head = ""] = text.split("\r\n\r\n");
-      const [statusLine = "", ...lines] = head.split("\r\n");
-      const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]));
-      resolve({ status: Number(statusLine.split(" ")[1]), headers });
-    });
-  });
+  const client = new RawHttpsClient(hostname, Number(port), server.ca);
+  try {
+    const answer = await client.send({ bytes: Buffer.from(request, "latin1"), head: false, once: true });
+    return { status: answer.status, headers: Object.fromEntries(Object.keys(EXPECTED).map((name) => [name, header(answer, name)])) };
+  } finally {
+    client.close();
+  }
 }
 
 describe("headers on every API answer", () => {

@@ -1,6 +1,6 @@
 // `agentd` as an operator runs it: real child processes on a real data
 // directory, talking HTTPS, with the admin CLI beside them.
-import { createHash, X509Certificate } from "node:crypto";
+import { X509Certificate } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
@@ -11,6 +11,7 @@ import { BASE_PATH } from "../server/contract.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminSocketPath } from "../server/admin/channel.js";
 import { DEMO_AGENTS } from "../server/store/seed.js";
+import { hashToken } from "../server/store/sql-token-store.js";
 import { SUITE_AGENTS, suiteAgents } from "./helpers/agents.js";
 import { ownDataDir } from "./helpers/data-dir.js";
 import { callHttps } from "./helpers/https.js";
@@ -49,12 +50,28 @@ async function expectListed(dataDir: string, expected: { id: string; acls: strin
     createdAt: expect.stringMatching(/^\d{4}-/),
   });
   for (const secret of secrets) {
-    const hash = createHash("sha256").update(secret).digest("hex");
+    const hash = hashToken(secret);
     for (const output of [table.stdout, table.stderr, json.stdout]) {
       expect(output).not.toContain(secret);
       expect(output).not.toContain(hash.slice(0, 8));
     }
   }
+}
+
+/**
+ * A token made by `agentd token create <options>` through `run`, which must
+ * exit 0: the secret it prints on stdout and the id it names on stderr
+ * (`token id: …`).
+ */
+async function createToken(
+  run: (args: string[]) => ReturnType<typeof runAgentd>,
+  options: string[],
+): Promise<{ token: string; id: string }> {
+  const created = await run(["token", "create", ...options]);
+  expect(created.code, created.stderr).toBe(0);
+  const id = /token id: ([0-9a-f]{12})/.exec(created.stderr)?.[1];
+  expect(id, created.stderr).toBeDefined();
+  return { token: created.stdout.trim(), id: id! };
 }
 
 /** `agentd serve` on this data directory, with JSON logs at the default level. */
@@ -156,19 +173,14 @@ describe("agentd serve on the embedded defaults", () => {
   });
 
   it("creates, lists and revokes tokens through the running server, never showing a secret but once", async () => {
-    const created = await agentd(["token", "create", "--acl", "agentd.agents.read", "--ttl", "1h"], dataDir);
-    expect(created.code, created.stderr).toBe(0);
-    const token = created.stdout.trim();
-    const id = /token id: ([0-9a-f]{12})/.exec(created.stderr)?.[1];
-    expect(id, created.stderr).toBeDefined();
+    const inDataDir = (args: string[]) => agentd(args, dataDir);
+    const { token, id } = await createToken(inDataDir, ["--acl", "agentd.agents.read", "--ttl", "1h"]);
     expect((await served.call("GET", "/agents", { token })).status).toBe(200);
     expect((await served.call("GET", `/agents/by-id/${pausable.id}`, { token })).status).toBe(403);
-    const second = await agentd(["token", "create", "--acl", "agentd.agents.read"], dataDir);
-    const secondToken = second.stdout.trim();
-    const secondId = /token id: ([0-9a-f]{12})/.exec(second.stderr)?.[1];
+    const { token: secondToken, id: secondId } = await createToken(inDataDir, ["--acl", "agentd.agents.read"]);
 
-    await expectListed(dataDir, { id: id!, acls: ["agentd.agents.read"], expires: true }, [token, secondToken, adminToken]);
-    await expectListed(dataDir, { id: secondId!, acls: ["agentd.agents.read"], expires: false }, [token, secondToken, adminToken]);
+    await expectListed(dataDir, { id, acls: ["agentd.agents.read"], expires: true }, [token, secondToken, adminToken]);
+    await expectListed(dataDir, { id: secondId, acls: ["agentd.agents.read"], expires: false }, [token, secondToken, adminToken]);
 
     // The secret on standard input, as the README says, not on the command line.
     const revoked = await agentd(["token", "revoke"], dataDir, {}, `${token}\n`);
@@ -179,15 +191,17 @@ describe("agentd serve on the embedded defaults", () => {
     expect(again.code).toBe(1);
     expect(again.stderr).toContain("no such token");
 
-    const byId = await agentd(["token", "revoke", "--id", secondId!], dataDir);
+    const byId = await agentd(["token", "revoke", "--id", secondId], dataDir);
     expect(byId.code, byId.stderr).toBe(0);
     expect((await served.call("GET", "/agents", { token: secondToken })).status).toBe(401);
     const list = await agentd(["token", "list", "--json"], dataDir);
-    expect(JSON.parse(list.stdout).map((t: { id: string }) => t.id)).not.toEqual(expect.arrayContaining([id, secondId]));
+    const ids = JSON.parse(list.stdout).map((t: { id: string }) => t.id);
+    expect(ids).not.toContain(id);
+    expect(ids).not.toContain(secondId);
     expect((await served.call("GET", "/agents", { token: adminToken })).status).toBe(200);
 
     // The argument still works, for old scripts, with a warning.
-    const third = (await agentd(["token", "create", "--acl", "agentd.agents.read"], dataDir)).stdout.trim();
+    const { token: third } = await createToken(inDataDir, ["--acl", "agentd.agents.read"]);
     const onCommandLine = await agentd(["token", "revoke", third], dataDir);
     expect(onCommandLine.code, onCommandLine.stderr).toBe(0);
     expect(onCommandLine.stderr).toMatch(/warning: a token on the command line shows in ps/);
@@ -283,9 +297,8 @@ describe("the admin CLI without a running server", () => {
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it("opens the embedded database itself, seeding a brand-new one with the demo agents, and the server started afterwards sees its work", async () => {
-    const created = await agentd(["token", "create", "--acl", "agentd.#"], dataDir);
-    expect(created.code, created.stderr).toBe(0);
-    const token = created.stdout.trim();
+    const inDataDir = (args: string[]) => agentd(args, dataDir);
+    const { token } = await createToken(inDataDir, ["--acl", "agentd.#"]);
     const file = path.join(dataDir, "agents.json");
     writeFileSync(
       file,
@@ -295,9 +308,9 @@ describe("the admin CLI without a running server", () => {
     expect(imported.code, imported.stderr).toBe(0);
 
     // Tokens listed and revoked with no server: by standard input and by id.
-    const tokens = await Promise.all(["a", "b", "c"].map(() => agentd(["token", "create", "--acl", "agentd.agents.read"], dataDir)));
-    const [kept, byStdin, byId] = tokens.map((result) => ({ token: result.stdout.trim(), id: /token id: (\w+)/.exec(result.stderr)?.[1] ?? "" }));
-    await expectListed(dataDir, { id: byId!.id, acls: ["agentd.agents.read"], expires: false }, [token, ...tokens.map((t) => t.stdout.trim())]);
+    const tokens = await Promise.all(["a", "b", "c"].map(() => createToken(inDataDir, ["--acl", "agentd.agents.read"])));
+    const [kept, byStdin, byId] = tokens;
+    await expectListed(dataDir, { id: byId!.id, acls: ["agentd.agents.read"], expires: false }, [token, ...tokens.map((t) => t.token)]);
     expect((await agentd(["token", "revoke"], dataDir, {}, byStdin!.token + "\n")).code).toBe(0);
     expect((await agentd(["token", "revoke", "--id", byId!.id], dataDir)).code).toBe(0);
     const left = JSON.parse((await agentd(["token", "list", "--json"], dataDir)).stdout).map((t: { id: string }) => t.id);
@@ -419,26 +432,22 @@ describe.skipIf(pgUrl === undefined)("token commands on PostgreSQL", () => {
   });
 
   it("create, list, revoke by standard input and by id: the revoked tokens stop working at once", async () => {
-    const created = await Promise.all([cli(["token", "create", "--acl", "agentd.#", "--ttl", "2h"]), cli(["token", "create", "--acl", "agentd.agents.read"])]);
-    const [one, two] = created.map((result) => {
-      expect(result.code, result.stderr).toBe(0);
-      return { token: result.stdout.trim(), id: /token id: ([0-9a-f]{12})/.exec(result.stderr)?.[1] ?? "" };
-    });
-    for (const { token } of [one!, two!]) expect((await server.call("GET", "/agents", { token })).status).toBe(200);
+    const [one, two] = await Promise.all([createToken(cli, ["--acl", "agentd.#", "--ttl", "2h"]), createToken(cli, ["--acl", "agentd.agents.read"])]);
+    for (const { token } of [one, two]) expect((await server.call("GET", "/agents", { token })).status).toBe(200);
 
     const listed = await cli(["token", "list", "--json"]);
     expect(listed.code, listed.stderr).toBe(0);
     const tokens = JSON.parse(listed.stdout);
-    expect(tokens.find((t: { id: string }) => t.id === one!.id)).toMatchObject({ acls: ["agentd.#"], expiresAt: expect.stringMatching(/^\d{4}-/) });
-    expect(tokens.find((t: { id: string }) => t.id === two!.id)).toMatchObject({ acls: ["agentd.agents.read"], expiresAt: null });
+    expect(tokens.find((t: { id: string }) => t.id === one.id)).toMatchObject({ acls: ["agentd.#"], expiresAt: expect.stringMatching(/^\d{4}-/) });
+    expect(tokens.find((t: { id: string }) => t.id === two.id)).toMatchObject({ acls: ["agentd.agents.read"], expiresAt: null });
     // AGENTD_ADMIN_TOKEN is there too, with an id of its own.
     expect(tokens).toHaveLength(3);
-    for (const secret of [one!.token, two!.token, ADMIN_TOKEN]) expect(listed.stdout).not.toContain(secret);
+    for (const secret of [one.token, two.token, ADMIN_TOKEN]) expect(listed.stdout).not.toContain(secret);
 
-    expect((await cli(["token", "revoke", "-"], one!.token)).code).toBe(0);
-    expect((await server.call("GET", "/agents", { token: one!.token })).status).toBe(401);
-    expect((await cli(["token", "revoke", "--id", two!.id])).code).toBe(0);
-    expect((await server.call("GET", "/agents", { token: two!.token })).status).toBe(401);
+    expect((await cli(["token", "revoke", "-"], one.token)).code).toBe(0);
+    expect((await server.call("GET", "/agents", { token: one.token })).status).toBe(401);
+    expect((await cli(["token", "revoke", "--id", two.id])).code).toBe(0);
+    expect((await server.call("GET", "/agents", { token: two.token })).status).toBe(401);
     expect((await server.call("GET", "/agents")).status).toBe(200);
   });
 });

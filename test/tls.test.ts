@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { connect, type ConnectionOptions } from "node:tls";
 import { generate } from "selfsigned";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadOrCreateCertificate, MIN_TLS_VERSION, tlsServerOptions } from "../server/tls/certificate.js";
+import { CIPHERS, loadOrCreateCertificate, MIN_TLS_VERSION, tlsServerOptions } from "../server/tls/certificate.js";
 
 let root: string;
 beforeAll(async () => {
@@ -105,7 +105,7 @@ describe("TLS version floor", () => {
 
   it("is TLS 1.2", () => {
     expect(MIN_TLS_VERSION).toBe("TLSv1.2");
-    expect(tlsServerOptions({ cert: "c", key: "k" })).toMatchObject({ cert: "c", key: "k", minVersion: "TLSv1.2" });
+    expect(tlsServerOptions({ cert: "c", key: "k" })).toEqual({ cert: "c", key: "k", minVersion: "TLSv1.2", ciphers: CIPHERS });
   });
 
   it("refuses a TLS 1.1 client and accepts TLS 1.2", async () => {

@@ -21,36 +21,40 @@ describe("well-formed Unicode in request bodies", () => {
     const tmp = await mkdtemp(path.join(tmpdir(), "agentd-unicode-"));
     const dataDir = path.join(tmp, "data");
     await ownDataDir(dataDir, [AGENT]);
+    // Outside the BMP, control and bidirectional characters: stored as sent.
+    const reason = "😀 \u001b[31mred\u001b[0m\r\n\u202eevil";
     try {
-      let server = await startTestServer({ AGENTD_DATA_DIR: dataDir });
-      for (const [rawBody, pointer] of [
-        ['{"reason":"\\ud800x"}', "/reason"],
-        ['{"reason":"x\\udfff"}', "/reason"],
-        ['{"reason":"\\udc00\\ud800"}', "/reason"], // a pair in the wrong order is two lone halves
-        ['{"\\ud800":"x"}', "/\ud800"],
-        // Nested deeper than a recursive walk could go.
-        [`{"reason":${"[".repeat(5000)}"\\ud800"${"]".repeat(5000)}}`, `/reason${"/0".repeat(5000)}`],
-      ] as const) {
-        const answer = await server.call("POST", PAUSE, { rawBody, headers: { "content-type": "application/json" } });
-        expect(answer.status, rawBody).toBe(400);
-        expect(answer.json, rawBody).toEqual({
-          error: "invalid request",
-          details: [{ location: "body", path: pointer, message: "must be well-formed Unicode (no lone surrogate)" }],
-        });
-      }
-      expect((await server.call("GET", STATUS)).json).toMatchObject({ paused: false, paused_reason: null });
-
-      // An escaped surrogate pair is one character, and so is its UTF-8 form.
-      const reason = "😀 \u001b[31mred\u001b[0m\r\n\u202eevil";
-      expect((await server.call("POST", PAUSE, { rawBody: JSON.stringify({ reason }).replace("😀", "\\ud83d\\ude00"), headers: { "content-type": "application/json" } })).status).toBe(204);
-      expect((await server.call("GET", STATUS)).json).toMatchObject({ paused: true, paused_reason: reason });
-
-      await server.close();
-      server = await startTestServer({ AGENTD_DATA_DIR: dataDir });
+      const first = await startTestServer({ AGENTD_DATA_DIR: dataDir });
       try {
-        expect((await server.call("GET", STATUS)).json).toMatchObject({ paused: true, paused_reason: reason });
+        for (const [rawBody, pointer] of [
+          ['{"reason":"\\ud800x"}', "/reason"],
+          ['{"reason":"x\\udfff"}', "/reason"],
+          ['{"reason":"\\udc00\\ud800"}', "/reason"], // a pair in the wrong order is two lone halves
+          ['{"\\ud800":"x"}', "/\ud800"],
+          // Nested deeper than a recursive walk could go.
+          [`{"reason":${"[".repeat(5000)}"\\ud800"${"]".repeat(5000)}}`, `/reason${"/0".repeat(5000)}`],
+        ] as const) {
+          const answer = await first.call("POST", PAUSE, { rawBody, headers: { "content-type": "application/json" } });
+          expect(answer.status, rawBody).toBe(400);
+          expect(answer.json, rawBody).toEqual({
+            error: "invalid request",
+            details: [{ location: "body", path: pointer, message: "must be well-formed Unicode (no lone surrogate)" }],
+          });
+        }
+        expect((await first.call("GET", STATUS)).json).toMatchObject({ paused: false, paused_reason: null });
+
+        // An escaped surrogate pair is one character, and so is its UTF-8 form.
+        expect((await first.call("POST", PAUSE, { rawBody: JSON.stringify({ reason }).replace("😀", "\\ud83d\\ude00"), headers: { "content-type": "application/json" } })).status).toBe(204);
+        expect((await first.call("GET", STATUS)).json).toMatchObject({ paused: true, paused_reason: reason });
       } finally {
-        await server.close();
+        await first.close();
+      }
+
+      const second = await startTestServer({ AGENTD_DATA_DIR: dataDir });
+      try {
+        expect((await second.call("GET", STATUS)).json).toMatchObject({ paused: true, paused_reason: reason });
+      } finally {
+        await second.close();
       }
     } finally {
       await rm(tmp, { recursive: true, force: true });

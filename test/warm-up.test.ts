@@ -93,14 +93,16 @@ describe("warmUp", () => {
     // Express's request prototype for every app of this process (server/http/warm-up.ts).
     const server = http.createServer(app);
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const { port } = server.address() as AddressInfo;
-    const response = await fetch(`http://127.0.0.1:${port}${BASE_PATH}/agents`);
-    await response.text();
-    server.close();
-    const answer = { statusCode: response.status };
-    expect(answer.statusCode).toBe(401);
-    await vi.waitFor(() => expect(calls).toContain("metrics.httpRequest listAgents 401"));
-    expect(logged.join("")).toContain(`"url":"${BASE_PATH}/agents"`);
+    try {
+      const { port } = server.address() as AddressInfo;
+      const response = await fetch(`http://127.0.0.1:${port}${BASE_PATH}/agents`);
+      await response.text();
+      expect(response.status).toBe(401);
+      await vi.waitFor(() => expect(calls).toContain("metrics.httpRequest listAgents 401"));
+      expect(logged.join("")).toContain(`"url":"${BASE_PATH}/agents"`);
+    } finally {
+      await new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
+    }
   });
 
   it("fails loudly when a warm-up request is refused instead of set up", async () => {

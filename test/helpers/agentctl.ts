@@ -1,27 +1,16 @@
-// Runs the compiled agentctl (dist/client/agentctl.js, built once by the test
-// run's global setup) as installed users do, with only the environment given.
-import { spawn } from "node:child_process";
+// Runs agentctl as installed users do: the bundled command the package
+// installs (dist/bin/agentctl.js, package.json's bin; built once by the test
+// run's global setup), with only the environment given.
 import path from "node:path";
 import { repoRoot } from "../../devkit/root.js";
+import { run, type RunResult } from "../../devkit/run.js";
 
-const bin = path.join(repoRoot, "dist", "client", "agentctl.js");
+const bin = path.join(repoRoot, "dist", "bin", "agentctl.js");
 
-export interface AgentctlRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+/** How agentctl ended (devkit/run.ts): `code` is -1 if it could not start or was killed by a signal. */
+export type AgentctlRun = RunResult;
 
-/** Runs agentctl with PATH, NO_COLOR and `env` (no AGENTD_* variable of the test runner's is inherited). */
+/** Runs agentctl with PATH, NO_COLOR and `env` (no AGENTD_* variable of the test runner's is inherited); no stdin. */
 export function runAgentctl(args: string[], env: Record<string, string> = {}): Promise<AgentctlRun> {
-  const base: NodeJS.ProcessEnv = { PATH: process.env.PATH, NO_COLOR: "1" };
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: { ...base, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
-    child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
-    child.once("error", reject);
-    child.once("close", (code) => resolve({ code, stdout, stderr }));
-  });
+  return run(process.execPath, [bin, ...args], { env: { PATH: process.env.PATH, NO_COLOR: "1", ...env } });
 }

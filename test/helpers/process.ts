@@ -1,9 +1,9 @@
-// Runs `agentd serve` as users do, as a real child process of the compiled
-// CLI (node dist/server/cli/agentd.js serve; the test run's global setup
-// builds dist/ once), waits for its start-up banner on stderr
-// (`agentd is serving https://…`), and talks to it over HTTPS trusting only
-// its own certificate. For crash tests: kill("SIGKILL") and start again on
-// the same data directory or database.
+// Runs `agentd serve` as users do, as a real child process of the bundled
+// command the package installs (node dist/bin/agentd.js serve, package.json's
+// bin; the test run's global setup builds dist/ once), waits for its
+// start-up banner on stderr (`agentd is serving https://…`), and talks to it
+// over HTTPS trusting only its own certificate. For crash tests:
+// kill("SIGKILL") and start again on the same data directory or database.
 //
 //   const agentd = await spawnAgentd({ AGENTD_DATA_DIR: dir, AGENTD_ADMIN_TOKEN: token });
 //   await agentd.call("POST", "/agents/by-number/1001/pause", { token, body: { reason: "x" } });
@@ -16,7 +16,7 @@ import { envWithoutAgentd } from "../../devkit/child-env.js";
 import { repoRoot } from "../../devkit/root.js";
 import { callHttps, type Answer, type CallOptions } from "./https.js";
 
-const CLI = path.join(repoRoot, "dist", "server", "cli", "agentd.js");
+const CLI = path.join(repoRoot, "dist", "bin", "agentd.js");
 const START_TIMEOUT_MS = 60_000;
 
 export interface AgentdProcess {
