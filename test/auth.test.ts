@@ -27,7 +27,10 @@ describe("ExternalVerifier (wazo-auth compatible service)", () => {
   function make(options: Partial<ExternalVerifierOptions> = {}): ExternalVerifier {
     verifier = new ExternalVerifier({
       url: service.url,
-      timeoutMs: 300,
+      // Generous: a loaded CI machine can take hundreds of milliseconds over a
+      // first connection, and a check cut short reads as "unreachable". Tests of
+      // the time-out itself set their own.
+      timeoutMs: 3000,
       log: { warn: (details, message) => logs.push({ details, message }) },
       ...options,
     });
@@ -208,7 +211,8 @@ describe("ExternalVerifier (wazo-auth compatible service)", () => {
     });
 
     it("failures are not cached: the service is asked again and recovers at once", async () => {
-      const v = make();
+      // Under the service's slowMs, so "slow" times out.
+      const v = make({ timeoutMs: 1000 });
       for (const mode of ["garbage", "error", "slow"] as const) {
         service.mode = mode;
         expect(await v.verify("admin-token", READ_ALL), mode).toEqual(UNREACHABLE);
@@ -230,7 +234,8 @@ describe("ExternalVerifier (wazo-auth compatible service)", () => {
     });
 
     it("logs why, but never the token", async () => {
-      const v = make({ timeoutMs: 150 });
+      // Under the service's slowMs, so "slow" times out; long enough for "garbage" to be answered.
+      const v = make({ timeoutMs: 1000 });
       const secret = "very-secret-token-value";
       service.mode = "garbage";
       await v.verify(secret, READ_ALL);

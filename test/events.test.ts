@@ -155,7 +155,7 @@ describe("the relay, in the process", () => {
 describe("the webhook sink", () => {
   it("fails a delivery the receiver does not answer within the time-out, and delivers once it answers", async () => {
     const receiver = await startWebhookReceiver();
-    const sink = new WebhookSink({ url: receiver.url, secret: SECRET, timeoutMs: 300 });
+    const sink = new WebhookSink({ url: receiver.url, secret: SECRET, timeoutMs: 1000 });
     const event = { seq: "1", eventId: "msg_timeout", agentId: 1, name: "agent_paused" as const, payload: '{"name":"agent_paused"}', createdAt: new Date() };
     try {
       // Longer than the test's own time-out: only the sink's time-out can end the delivery in time.
