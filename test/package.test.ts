@@ -35,7 +35,7 @@ const SHIPPED = [
   /^server\/db\/migrations\/\d{3}-[a-z0-9-]+\.sql$/,
   /^dist\/bin\/[^/]+\.(js|txt)$/,
   /^dist\/bin\/chunks\/[^/]+\.js$/,
-  /^dist\/client\/(index|errors|node-tls)\.(js|d\.ts)$/,
+  /^dist\/client\/(index|errors|node-tls|node-tls-browser)\.(js|d\.ts)$/,
   /^dist\/generated\/(releases\/)?[^/]+\.(js|d\.ts)$/,
 ];
 
@@ -149,6 +149,9 @@ describe("the release package: npm pack, npm install --omit=dev, npx agentd serv
     for (const needed of ["dist/bin/agentd.js", "dist/bin/agentctl.js", "dist/client/index.js", "openapi.yaml", "releases/openapi-17.05.yaml", "server/db/migrations/001-agents-and-tokens.sql", "README.md", "LICENSE"]) {
       expect(files).toContain(needed);
     }
+    // Both sides of package.json's `browser` map ship, or a web app's bundler would look for a file that is not there.
+    const browserMap = (JSON.parse(readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { browser: Record<string, string> }).browser;
+    for (const [from, to] of Object.entries(browserMap)) expect(files).toEqual(expect.arrayContaining([from.slice(2), to.slice(2)]));
   });
 
   it("installs no compiler, none of our @types and no unpatched validator: the bundle carries the patched one", () => {
