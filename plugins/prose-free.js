@@ -21,26 +21,38 @@ function withoutWording(value) {
   return value;
 }
 
+/**
+ * Deletes `node[key]` when it is prose (a string). A property map
+ * (`properties`, a schema's named fields) may hold a field called
+ * `description` or `summary`, whose value is a schema: that one is part of the
+ * contract and stays.
+ * @param {Record<string, unknown>} node
+ * @param {string} key
+ */
+function dropProse(node, key) {
+  if (typeof node[key] === "string") delete node[key];
+}
+
 export function ProseFree() {
   return {
     // A `$ref` with siblings (a property's own description next to its shared schema).
     ref: {
       /** @param {Record<string, unknown>} node */
       enter(node) {
-        delete node.description;
-        delete node.summary;
+        dropProse(node, "description");
+        dropProse(node, "summary");
       },
     },
     any: {
       /** @param {unknown} node @param {{ type: { name: string } }} ctx */
       enter(node, ctx) {
         if (!isObject(node)) return;
-        delete node.description;
-        delete node.summary;
+        dropProse(node, "description");
+        dropProse(node, "summary");
         // Presentation only: the badges release-view derives from x-since.
         delete node["x-badges"];
         const type = ctx.type.name;
-        if (type === "Info" || type === "Schema") delete node.title;
+        if (type === "Info" || type === "Schema") dropProse(node, "title");
         if (type === "Info") delete node.contact;
         if (type === "Example" && "value" in node) node.value = withoutWording(node.value);
         if ((type === "MediaType" || type === "Parameter" || type === "Header" || type === "Schema") && "example" in node) {

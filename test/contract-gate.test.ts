@@ -223,6 +223,18 @@ describe("the frozen-release check", () => {
     expect(gate.stdout).toMatch(/where: releases\/openapi-15\.14\.yaml #\/components\/schemas\/AgentStatus\/properties\/queue/);
   });
 
+  it("fails on new fields named like prose (description, summary, title): they are contract, not wording", async () => {
+    const copy = await fresh();
+    await copy.editContract((d) => {
+      for (const name of ["description", "summary", "title"]) d.components.schemas.AgentStatus.properties[name] = { type: "string", description: `The agent's ${name}.` };
+    });
+    const gate = await copy.run("contract-gate", ["--only", "frozen"]);
+    expect(gate.code, show(gate)).toBe(1);
+    for (const name of ["description", "summary", "title"]) {
+      expect(gate.stdout).toContain(`✗ release 15.14 would gain #/components/schemas/AgentStatus/properties/${name}`);
+    }
+  });
+
   it("fails on an edit of what an old release looked like, naming the release and the difference", async () => {
     const copy = await fresh();
     await copy.editContract((d) => (d.components.schemas.AgentStatus.properties.state_interface.maxLength = 64));
