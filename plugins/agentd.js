@@ -1,6 +1,7 @@
 // The project's Redocly plugin (`plugins:` in redocly.yaml): the release
 // views of the contract and the rules that keep its version history sound.
 import { CodeSamples } from "./code-samples.js";
+import { ExtensionContractChanged } from "./extension-contract-changed.js";
 import { ProseFree } from "./prose-free.js";
 import { ReleaseLinks } from "./release-links.js";
 import { ReleaseMarkers } from "./release-markers.js";
@@ -27,6 +28,7 @@ export default function agentdPlugin() {
     diff: {
       oas3: {
         "response-enum-values-removed": ResponseEnumValuesRemoved,
+        "extension-contract-changed": ExtensionContractChanged,
       },
     },
   };

@@ -80,6 +80,16 @@ const MUST_FAIL: FailingCase[] = [
     prepare: edit((d) => (d.components.schemas.AgentStatus.required = d.components.schemas.AgentStatus.required.filter((n: string) => n !== "logged"))),
     finding: /required-properties-removed/,
   },
+  {
+    what: "an operation's required ACL changed",
+    prepare: edit((d) => (d.paths[PAUSE].post["x-required-acl"] = "agentd.agents.pause.create")),
+    finding: /required ACL changed from "agentd\.agents\.by-number\.\{agent_number\}\.pause\.create" to "agentd\.agents\.pause\.create".*agentd\/extension-contract-changed/,
+  },
+  {
+    what: "an event's routing key on the bus changed",
+    prepare: edit((d) => (d.webhooks.agentUnpaused.post["x-amqp"].routingKey = "status.agent.unpaused")),
+    finding: /published on the bus changed \(routingKey "status\.agent\.unpause" → "status\.agent\.unpaused"\).*agentd\/extension-contract-changed/,
+  },
   // Removal done right: marked x-until a new release, so no published release
   // changes and only the breaking-change check can see it.
   {
