@@ -307,6 +307,18 @@ describe.each(ALL.map((name) => ({ name })))("contract suite on the $name", ({ n
     expectError(await unpauseRaw(client, bystander.number, "null"), "unpauseAgentByNumber", 400, "invalid request");
   });
 
+  check(["server"], "(state) a body that is JSON but not an object answers 400 'must be object', and the agent is unchanged", [], async () => {
+    const client = target.client();
+    const before = expectOk(await client.getAgentByNumber(bystander.number), "getAgentByNumber");
+    for (const text of ["null", '"lunch"', "0", "true"]) {
+      const body = expectError(await pauseRaw(client, bystander.number, text), "pauseAgentByNumber", 400, "invalid request");
+      expect(body.details, text).toEqual([{ location: "body", path: "", message: "must be object" }]);
+    }
+    const malformed = expectError(await pauseRaw(client, bystander.number, '{"reason": "lunch'), "pauseAgentByNumber", 400, "invalid request");
+    expect(malformed.details).toEqual([{ location: "body", path: "", message: "is not valid JSON" }]);
+    expect(expectOk(await client.getAgentByNumber(bystander.number), "getAgentByNumber")).toEqual(before);
+  });
+
   // The contract's BadRequest includes unknown query parameters; Prism passes
   // them through (so on the proxy this is the 400 that reaches the server),
   // while the mock ignores them and answers 200.

@@ -207,9 +207,14 @@ describe("the error mapping (toProblem) on its own", () => {
 
   it("maps body-parser's errors to 413, 400 and 415", () => {
     expect(mapped({ type: "entity.too.large", status: 413 })).toMatchObject({ status: 413, error: "payload too large" });
-    expect(mapped({ type: "entity.parse.failed", status: 400 })).toMatchObject({
+    expect(mapped({ type: "entity.parse.failed", status: 400, body: '{"reason": "lunch' })).toMatchObject({
       status: 400,
       details: [{ location: "body", path: "", message: "is not valid JSON" }],
+    });
+    // body-parser's strict mode refuses JSON that is not an object or an array.
+    expect(mapped({ type: "entity.parse.failed", status: 400, body: "null" })).toMatchObject({
+      status: 400,
+      details: [{ location: "body", path: "", message: "must be object" }],
     });
     expect(mapped({ type: "charset.unsupported", status: 415 })).toMatchObject({ status: 415, error: "unsupported media type" });
     expect(mapped({ type: "request.aborted", status: 400 })).toMatchObject({ status: 400, error: "invalid request" });

@@ -100,6 +100,21 @@ function validatorHeaders(err: unknown): Record<string, string> | undefined {
   return kept.length > 0 ? Object.fromEntries(kept) : undefined;
 }
 
+/**
+ * Whether body-parser's refused text is JSON all the same: its strict mode
+ * refuses a body that is valid JSON but neither an object nor an array
+ * (`null`, `"lunch"`, `0`), and every request body of the contract is an object.
+ */
+function isJson(text: unknown): boolean {
+  if (typeof text !== "string") return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Turns whatever was thrown into a status and the contract's `Error` body. */
 export function toProblem(err: unknown): HttpProblem {
   if (err instanceof HttpProblem) return err;
@@ -113,7 +128,7 @@ export function toProblem(err: unknown): HttpProblem {
     case "entity.too.large":
       return new HttpProblem(413, ERROR_IDS[413]!);
     case "entity.parse.failed":
-      return new HttpProblem(400, ERROR_IDS[400]!, [{ location: "body", path: "", message: "is not valid JSON" }]);
+      return new HttpProblem(400, ERROR_IDS[400]!, [{ location: "body", path: "", message: isJson((err as { body?: unknown }).body) ? "must be object" : "is not valid JSON" }]);
     case "charset.unsupported":
     case "encoding.unsupported":
       return new HttpProblem(415, ERROR_IDS[415]!);
