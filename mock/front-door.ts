@@ -3,7 +3,10 @@
 // option), so loading states and time-outs can be built; and it gives every
 // answer Prism produces itself (problem+json, for a malformed `Prefer` say)
 // the contract's `Error` body, so a front end meets one error shape whichever
-// layer answered. Everything else passes through untouched, streamed.
+// layer answered. A JSON body the server would refuse before reading it
+// (malformed, or not an object) is refused here as the server refuses it,
+// since Prism does otherwise (refusedJsonBody). Everything else passes
+// through untouched, streamed.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { ERROR_IDS, type ErrorBody } from "../server/http/errors.js";
@@ -67,7 +70,41 @@ function answer(res: http.ServerResponse, status: number, body: ErrorBody, heade
   res.end(text);
 }
 
-function forward(req: http.IncomingMessage, res: http.ServerResponse, prism: URL, prefer: string | undefined): void {
+/**
+ * A JSON request body the server's body parser refuses (express.json, strict)
+ * and Prism does not: Prism answers malformed JSON in its own error shape,
+ * and passes `null`, `0` or `false` on as no body at all, which the service
+ * behind it would take for a pause without a reason. Null when the body is
+ * empty or an object or array, which go on to Prism.
+ */
+export function refusedJsonBody(text: string): ErrorBody | null {
+  if (text.length === 0) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { error: ERROR_IDS[400]!, details: [{ location: "body", path: "", message: "is not valid JSON" }] };
+  }
+  if (value !== null && typeof value === "object") return null;
+  return { error: ERROR_IDS[400]!, details: [{ location: "body", path: "", message: "must be object" }] };
+}
+
+const isJsonRequest = (req: http.IncomingMessage): boolean => /^application\/json\s*(;|$)/i.test(req.headers["content-type"] ?? "");
+
+/** Forwards `req` to Prism once its JSON body, if any, passed refusedJsonBody. */
+function check(req: http.IncomingMessage, res: http.ServerResponse, prism: URL, prefer: string | undefined): void {
+  if (!isJsonRequest(req)) return forward(req, res, prism, prefer);
+  const chunks: Buffer[] = [];
+  req.on("data", (chunk: Buffer) => chunks.push(chunk));
+  req.on("end", () => {
+    const body = Buffer.concat(chunks);
+    const refused = refusedJsonBody(body.toString("utf8"));
+    if (refused !== null) answer(res, 400, refused);
+    else forward(req, res, prism, prefer, body);
+  });
+}
+
+function forward(req: http.IncomingMessage, res: http.ServerResponse, prism: URL, prefer: string | undefined, body?: Buffer): void {
   const headers = { ...req.headers };
   delete headers.prefer;
   if (prefer !== undefined) headers.prefer = prefer;
@@ -97,7 +134,8 @@ function forward(req: http.IncomingMessage, res: http.ServerResponse, prism: URL
     else res.destroy();
   });
   res.on("close", () => upstream.destroy());
-  req.pipe(upstream);
+  if (body === undefined) req.pipe(upstream);
+  else upstream.end(body);
 }
 
 export async function startFrontDoor(options: FrontDoorOptions): Promise<FrontDoor> {
@@ -113,9 +151,9 @@ export async function startFrontDoor(options: FrontDoorOptions): Promise<FrontDo
       return;
     }
     const wait = delayMs ?? options.delayMs;
-    if (wait === 0) return forward(req, res, prism, rest);
+    if (wait === 0) return check(req, res, prism, rest);
     // A client that gives up during the delay sends nothing on: its request has no effect.
-    const timer = setTimeout(() => forward(req, res, prism, rest), wait);
+    const timer = setTimeout(() => check(req, res, prism, rest), wait);
     res.on("close", () => clearTimeout(timer));
   });
   await new Promise<void>((resolve, reject) => {

@@ -140,6 +140,29 @@ describe("npm run mock -- --stateful, on the contract's example agents, with a w
     expect((await get("/agents/by-number/1001")).json.paused).toBe(false);
   });
 
+  // Prism answers malformed JSON in its own shape and passes null, 0 or false
+  // on as no body (a pause without a reason); the server refuses all of them.
+  it("answers malformed JSON and JSON that is not an object as the server does, and changes nothing", async () => {
+    const before = (await get("/agents/by-number/1001")).json;
+    const cases: [string, string][] = [
+      ["{not json", "is not valid JSON"],
+      ["null", "must be object"],
+      ["0", "must be object"],
+      ["false", "must be object"],
+      ['"lunch"', "must be object"],
+    ];
+    for (const [body, message] of cases) {
+      for (const action of ["pause", "unpause"]) {
+        const answer = await call(mock.url, "POST", `/agents/by-number/1001/${action}`, { headers: JSON_BODY, body });
+        expectError(answer, 400, "invalid request");
+        expect(answer.json.details, `${action} ${body}`).toEqual([{ location: "body", path: "", message }]);
+      }
+    }
+    expect((await get("/agents/by-number/1001")).json).toEqual(before);
+    // An empty JSON body is no body, as on the server.
+    expect((await call(mock.url, "POST", "/agents/by-number/1001/unpause", { headers: JSON_BODY, body: "" })).status).toBe(204);
+  });
+
   it("answers a request without a token with 401 and the contract's body", async () => {
     expectError(await call(mock.url, "GET", "/agents", { headers: {} }), 401, "invalid token or unauthorized");
     expectError(await call(mock.url, "POST", "/agents/by-number/1001/pause", { headers: { "Content-Type": "application/json" }, body: {} }), 401, "invalid token or unauthorized");
