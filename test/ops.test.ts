@@ -222,12 +222,14 @@ describe.skipIf(pgUrl === undefined)("readiness follows PostgreSQL", () => {
 });
 
 describe("drain on SIGTERM", () => {
-  it("/readyz turns 503 at once while the API still answers, then the process exits 0", async () => {
+  // The drain is longer than the shutdown time-out plus the process's own
+  // safety margin: the process's bound on a stop must count the drain too.
+  it("/readyz turns 503 at once while the API still answers, then the process exits 0, a drain longer than the shutdown time-out included", async () => {
     const cwd = await mkdtemp(path.join(tmpdir(), "agentd-drain-"));
     try {
       const agent = SUITE_AGENTS.pausable;
       await ownDataDir(cwd, [agent]);
-      const agentd = await spawnAgentd({ AGENTD_DATA_DIR: cwd, AGENTD_DRAIN_DELAY: "3s", AGENTD_ADMIN_TOKEN: ADMIN_TOKEN }, { cwd });
+      const agentd = await spawnAgentd({ AGENTD_DATA_DIR: cwd, AGENTD_DRAIN_DELAY: "5s", AGENTD_SHUTDOWN_TIMEOUT: "500ms", AGENTD_ADMIN_TOKEN: ADMIN_TOKEN }, { cwd });
       expect((await get(`${agentd.opsUrl}/readyz`)).status).toBe(200);
       agentd.child.kill("SIGTERM");
       const draining = await readyzOnce(agentd.opsUrl!, 503, 2_000);

@@ -106,7 +106,7 @@ async function serve(): Promise<number> {
       stopping = true;
       logger.info({ signal }, "shutting down");
       // Whatever else hangs, the process ends within this bound (the log is never what hangs).
-      const bound = config.shutdownTimeoutMs + FINAL_FLUSH_MS + SHUTDOWN_MARGIN_MS;
+      const bound = config.drainDelayMs + config.shutdownTimeoutMs + FINAL_FLUSH_MS + SHUTDOWN_MARGIN_MS;
       setTimeout(() => {
         stdio.stderr.write(`agentd: shutdown did not finish within ${bound} ms; exiting\n`);
         process.exit(FAILURE);
