@@ -4,7 +4,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { EmbeddedVerifier } from "../server/auth/embedded.js";
 import { ExternalVerifier, type ExternalVerifierOptions } from "../server/auth/external.js";
 import { migrate } from "../server/db/migrations.js";
@@ -232,6 +232,19 @@ describe("ExternalVerifier (wazo-auth compatible service)", () => {
       await service.start(port);
       expect(await v.verify("admin-token", READ_ALL)).toEqual({ ok: true });
     });
+
+    // The server closes the verifier once it stops listening: a check still
+    // waiting on a slow service must not hold the process's stop.
+    it("close() abandons a check still waiting on a slow service, which then reads as unreachable", async () => {
+      const v = make({ timeoutMs: 120_000 });
+      service.mode = "slow";
+      service.slowMs = 120_000;
+      const pending = v.verify("admin-token", READ_ALL);
+      await vi.waitFor(() => expect(service.requests).toHaveLength(1));
+      // Only destroying the connection ends this before the test's own time-out.
+      await v.close();
+      expect(await pending).toEqual(UNREACHABLE);
+    }, 10_000);
 
     it("logs why, but never the token", async () => {
       // Under the service's slowMs, so "slow" times out; long enough for "garbage" to be answered.

@@ -141,9 +141,15 @@ export class ExternalVerifier implements TokenVerifier {
     if (status !== 204 && status !== 403 && status !== 404) throw new Error(`answered ${status}`);
   }
 
+  /**
+   * Called once the server has stopped listening: no request is left to
+   * answer, so a check still waiting on a slow service is abandoned
+   * (destroy) rather than awaited (close), which would hold the stop for up to
+   * AGENTD_AUTH_TIMEOUT.
+   */
   async close(): Promise<void> {
     this.allowed?.clear();
-    await this.agent?.close();
+    await this.agent?.destroy();
   }
 }
 
