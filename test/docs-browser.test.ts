@@ -68,8 +68,8 @@ interface OfflinePage {
  * console, and it is recorded apart (the page asked for it, a broken image
  * or a missing feature for its reader).
  */
-async function openOffline(browser: Browser, file: string): Promise<OfflinePage> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+async function openOffline(browser: Browser, file: string, colorScheme: "light" | "dark" = "light"): Promise<OfflinePage> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme });
   const leaked: string[] = [];
   const refused: string[] = [];
   const pageErrors: string[] = [];
@@ -343,6 +343,39 @@ describe("every page's release switcher, notice and images in chromium", () => {
       }
       // Back where the walk began.
       await expect.poll(() => page.title()).toBe(pages[0]!.title);
+      expectStayedOffline(opened);
+    } finally {
+      await opened.context.close();
+    }
+  });
+});
+
+/** WCAG's contrast ratio of two computed CSS colours (`rgb(r, g, b)`). */
+function contrast(a: string, b: string): number {
+  const luminance = (color: string): number => {
+    const [r, g, bl] = (color.match(/\d+(\.\d+)?/g) ?? []).slice(0, 3).map((c) => {
+      const v = Number(c) / 255;
+      return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r! + 0.7152 * g! + 0.0722 * bl!;
+  };
+  const [light, dark] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (light! + 0.05) / (dark! + 0.05);
+}
+
+// Redoc follows the reader's dark setting; the release bar and the notice
+// above it are the project's own and must stay readable in both.
+describe("the release bar in a dark colour scheme", () => {
+  it("keeps its text readable (WCAG AA contrast) on an older release's page", async () => {
+    const opened = await openOffline(ready().browser, path.join(scratch, "releases", "15.15.html"), "dark");
+    try {
+      for (const selector of [".agentd-releases", ".agentd-not-latest"]) {
+        const { color, background } = await opened.page.locator(selector).evaluate((element) => {
+          const style = getComputedStyle(element);
+          return { color: style.color, background: style.backgroundColor };
+        });
+        expect(contrast(color, background), `${selector}: ${color} on ${background}`).toBeGreaterThanOrEqual(4.5);
+      }
       expectStayedOffline(opened);
     } finally {
       await opened.context.close();
