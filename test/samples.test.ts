@@ -5,6 +5,7 @@
 // python3 with python3-requests (.ci/run installs it). The receivers get a
 // real signed delivery from the server, and refuse a tampered or stale one.
 import { spawn, type ChildProcess } from "node:child_process";
+import { readdirSync } from "node:fs";
 import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Webhook } from "standardwebhooks";
@@ -97,6 +98,33 @@ async function runSample(lang: string, operationId: string): Promise<string> {
 }
 
 const agent = async (number: string): Promise<AgentStatus> => (await server.call("GET", `/agents/by-number/${number}`)).json as AgentStatus;
+
+// A reader pastes the curl samples into their own shell: bash, zsh (macOS's
+// default, which does not split an unquoted expansion into words) or a plain
+// sh. Each must hand curl the same arguments there, with a CA path that has a
+// space in it and without one. .ci/run installs zsh; without it this fails.
+describe("the curl samples in bash, zsh and sh", () => {
+  const argv = async (shell: string, operationId: string, cacert: string | undefined): Promise<string[]> => {
+    const result = await run(shell, ["-c", 'curl() { printf "%s\\n" "$@"; }; . "$1"', shell, fileOf("curl", operationId)], {
+      cwd: repoRoot,
+      env: { ...envWithoutAgentd(), AGENTD_URL: "https://agentd.example:9493/1.0", AGENTD_TOKEN: "t0ken", ...(cacert === undefined ? {} : { AGENTD_CACERT: cacert }) },
+    });
+    expect(result.code, `${shell} ${operationId}: ${result.stderr}`).toBe(0);
+    return result.stdout.split("\n").slice(0, -1);
+  };
+
+  const curlSamples = readdirSync(path.join(samplesDir, "curl")).map((file) => file.replace(/\.sh$/, ""));
+
+  it.each(curlSamples)("%s hands curl the same arguments in each", async (operationId) => {
+    for (const cacert of ["/etc/agentd/my ca.pem", undefined]) {
+      const bash = await argv("bash", operationId, cacert);
+      expect(bash.includes("--cacert"), String(cacert)).toBe(cacert !== undefined);
+      if (cacert !== undefined) expect(bash[bash.indexOf("--cacert") + 1]).toBe(cacert);
+      expect(await argv("zsh", operationId, cacert), `zsh, ${String(cacert)}`).toEqual(bash);
+      expect(await argv("sh", operationId, cacert), `sh, ${String(cacert)}`).toEqual(bash);
+    }
+  });
+});
 
 describe.each(LANGUAGES.map(({ lang }) => lang))("the %s samples, run against a real server", (lang) => {
   it("listAgents prints the agents the server holds", async () => {
