@@ -204,6 +204,15 @@ describe("the built docs in chromium", () => {
     await label.waitFor({ state: "hidden" });
   });
 
+  it("says where a token comes from and what the code samples read", async () => {
+    const { page } = ready().docs;
+    const text = await page.locator("body").innerText();
+    expect(text).toContain("agentd token create --acl <ACL>");
+    await page.getByRole("heading", { level: 2, name: "Code samples" }).waitFor({ state: "attached" });
+    expect(text).toContain("AGENTD_URL, the base URL with its version prefix");
+    expect(text).toContain("AGENTD_CACERT, the server's certificate when it is self-signed");
+  });
+
   it("renders the changelog, with the breaking change of 15.19", async () => {
     const { page } = ready().docs;
     await page.getByRole("heading", { level: 2, name: "Changelog" }).scrollIntoViewIfNeeded();
