@@ -423,6 +423,14 @@ describe("rate limit and CORS", () => {
     });
     expect(foreign.headers["access-control-allow-origin"]).toBeUndefined();
   });
+
+  it("exposes to the page the headers a front end reads: Retry-After, X-Request-Id and a 401's WWW-Authenticate", async () => {
+    const refused = await server.call("GET", "/agents", { token: "no-such-token", headers: { origin: "https://supervisor.example" } });
+    expect(refused.status).toBe(401);
+    expect(refused.headers["www-authenticate"]).toBeDefined();
+    const exposed = String(refused.headers["access-control-expose-headers"]).toLowerCase().split(/\s*,\s*/);
+    expect(exposed).toEqual(expect.arrayContaining(["retry-after", "x-request-id", "www-authenticate"]));
+  });
 });
 
 describe("with response validation off, as in production", () => {

@@ -57,7 +57,9 @@ export function createApp({ config, store, verifier, logger, metrics = NO_METRIC
       cors({
         origin: config.corsOrigins.includes("*") ? "*" : config.corsOrigins,
         allowedHeaders: ["Content-Type", "X-Auth-Token"],
-        exposedHeaders: ["Retry-After", "X-Request-Id"],
+        // What a page may read of an answer: a 429's wait, the id to quote in a
+        // report, and a 401's challenge.
+        exposedHeaders: ["Retry-After", "X-Request-Id", "WWW-Authenticate"],
         maxAge: 600,
       }),
     );
