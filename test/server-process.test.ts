@@ -296,6 +296,20 @@ describe("the admin CLI without a running server", () => {
   });
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
+  it("says so when it creates a new embedded database (a command run from the wrong directory), and only then", async () => {
+    const fresh = mkdtempSync(path.join(tmpdir(), "agentd-cli-fresh-"));
+    try {
+      const first = await agentd(["token", "list"], fresh);
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.stderr).toContain(`agentd: no embedded database in ${path.resolve(fresh)} yet: creating a new one`);
+      const second = await agentd(["token", "list"], fresh);
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stderr).not.toContain("no embedded database");
+    } finally {
+      rmSync(fresh, { recursive: true, force: true });
+    }
+  });
+
   it("opens the embedded database itself, seeding a brand-new one with the demo agents, and the server started afterwards sees its work", async () => {
     const inDataDir = (args: string[]) => agentd(args, dataDir);
     const { token } = await createToken(inDataDir, ["--acl", "agentd.#"]);

@@ -6,6 +6,7 @@ import { adminSocketPath, callAdminChannel } from "./channel.js";
 import { DataDirBusyError, lockDataDir } from "./lock.js";
 import { runAdmin } from "./run-admin.js";
 import type { AdminRequest, AdminResponse } from "./protocol.js";
+import { hasEmbeddedDatabase } from "../db/pgdata.js";
 
 /** How long to wait for a server that holds the data directory but does not answer yet (it is starting). */
 const STARTING_SERVER_WAIT_MS = 15_000;
@@ -18,7 +19,13 @@ const RETRY_MS = 200;
  * otherwise by taking the directory's lock and opening the database here.
  * On PostgreSQL, which several processes share, always here.
  */
-export async function dispatchAdmin(config: Config, logger: Logger, request: AdminRequest): Promise<AdminResponse> {
+export async function dispatchAdmin(
+  config: Config,
+  logger: Logger,
+  request: AdminRequest,
+  /** Called when the command is about to create the embedded database, which did not exist. */
+  onNewDatabase: (dataDir: string) => void = () => undefined,
+): Promise<AdminResponse> {
   if (config.databaseUrl) return runHere(config, logger, request);
 
   const socket = adminSocketPath(config.dataDir);
@@ -36,6 +43,7 @@ export async function dispatchAdmin(config: Config, logger: Logger, request: Adm
       continue;
     }
     try {
+      if (!hasEmbeddedDatabase(config.dataDir)) onNewDatabase(config.dataDir);
       return await runHere(config, logger, request);
     } finally {
       await lock.release();

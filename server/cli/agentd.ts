@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { readFile } from "node:fs/promises";
+import path from "node:path";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
 import ms from "ms";
 import { dispatchAdmin } from "../admin/dispatch.js";
@@ -126,7 +127,11 @@ async function serve(): Promise<number> {
 
 /** Runs an admin command: through the running server, or here (admin/dispatch.ts). */
 async function admin(request: AdminRequest): Promise<AdminResponse> {
-  return dispatchAdmin(configFromEnvironment(), createLogger(stdio.stderr, "warn"), request);
+  // Run from the wrong directory, a command would otherwise work on a new
+  // database of its own, which the server never sees, without a word.
+  const announce = (dataDir: string) =>
+    stdio.stderr.write(`agentd: no embedded database in ${path.resolve(dataDir)} yet: creating a new one (AGENTD_DATA_DIR says which data directory to use)\n`);
+  return dispatchAdmin(configFromEnvironment(), createLogger(stdio.stderr, "warn"), request, announce);
 }
 
 function check(answer: AdminResponse): Extract<AdminResponse, { ok: true }> {

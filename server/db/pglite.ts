@@ -16,11 +16,11 @@
 // (the serve command and the admin CLI see to that).
 import { constants } from "node:fs";
 import { access } from "node:fs/promises";
-import path from "node:path";
 import { PGlite, type Transaction } from "@electric-sql/pglite";
 import { PathFailure, systemDescription } from "../failure.js";
 import { makePrivateDir } from "../private-dir.js";
 import type { Database, Sql } from "./sql.js";
+import { pgdataDir } from "./pgdata.js";
 
 type Queryable = Pick<Transaction, "query">;
 
@@ -70,7 +70,7 @@ function afterRows(text: string, start: number, rows: number): number {
  * only, gone when it is closed (the stateful mock's).
  */
 export async function openPglite(dataDir: string | null): Promise<Database> {
-  const pgdata = dataDir === null ? undefined : path.join(path.resolve(dataDir), "pgdata");
+  const pgdata = dataDir === null ? undefined : pgdataDir(dataDir);
   let pg: PGlite;
   try {
     if (pgdata !== undefined) {
