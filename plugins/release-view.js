@@ -54,10 +54,36 @@ export function ReleaseView(options = {}) {
         if (!isRelease(release) || !releases.includes(release)) {
           throw new Error(`agentd/release-view: release ${JSON.stringify(release)} is not one of info.x-releases (${releases.join(", ")})`);
         }
+        // A marker naming no listed release would silently drop its element
+        // from every view (and the gate and the diff would not see it).
+        const unlisted = unlistedMarkers(root, "#", releases);
+        if (unlisted.length > 0) {
+          throw new Error(`agentd/release-view: markers that name no release of info.x-releases (${releases.join(", ")}): ${unlisted.join("; ")}`);
+        }
         deriveView(root, release, releases);
       },
     },
   };
+}
+
+/**
+ * Every `x-since` or `x-until` under `node` whose value is not one of `releases`, as `pointer x-since "17.06"`.
+ * @param {unknown} node
+ * @param {string} pointer
+ * @param {string[]} releases
+ * @returns {string[]}
+ */
+function unlistedMarkers(node, pointer, releases) {
+  if (Array.isArray(node)) return node.flatMap((item, index) => unlistedMarkers(item, `${pointer}/${index}`, releases));
+  if (!isObject(node)) return [];
+  /** @type {string[]} */
+  const found = [];
+  for (const marker of ["x-since", "x-until"]) {
+    const value = node[marker];
+    if (marker in node && !(typeof value === "string" && releases.includes(value))) found.push(`${pointer} ${marker} ${JSON.stringify(value)}`);
+  }
+  for (const [key, child] of Object.entries(node)) found.push(...unlistedMarkers(child, `${pointer}/${escape(key)}`, releases));
+  return found;
 }
 
 /**

@@ -32,7 +32,10 @@ const report = await withScratch(async (scratch) => {
   const versions = await Promise.all([resolveVersion(fromSpec, scratch), values.to === undefined ? workingVersion() : resolveVersion(values.to, scratch)]).catch(
     (error: unknown) => usage((error as Error).message),
   );
-  const [diff] = await diffVersions([versions]);
+  const [diff] = await diffVersions([versions]).catch((error: unknown) => {
+    console.error(`contract:diff: ${(error as Error).message}`);
+    process.exit(2);
+  });
   return changeReport(versions[0].label, versions[1].label, diff!);
 });
 

@@ -22,7 +22,12 @@ const none = Promise.resolve([]);
 const [frozen, breaking] = await Promise.all([
   values.only === "breaking" ? none : checkFrozenReleases(),
   values.only === "frozen" ? none : checkBreaking(),
-]);
+]).catch((error: unknown) => {
+  // A contract no release view can be derived from (a marker naming no
+  // listed release, say): what Redocly said, without a stack trace.
+  console.log(`✗ ${(error as Error).message}\n\ncontract gate: FAILED: the release views cannot be derived from openapi.yaml`);
+  process.exit(1);
+});
 const findings = [...frozen, ...breaking];
 for (const finding of findings) console.log(formatFinding(finding));
 if (findings.length > 0) {

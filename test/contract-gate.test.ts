@@ -233,6 +233,21 @@ describe("the frozen-release check", () => {
     expect(gate.stdout).toMatch(/where: releases\/openapi-15\.14\.yaml #\/components\/schemas\/AgentStatus\/properties\/queue/);
   });
 
+  it("fails on an x-since that names no listed release, naming the element, and contract:diff refuses it too", async () => {
+    const copy = await fresh();
+    await copy.editContract((d) => {
+      d.components.schemas.AgentStatus.properties.skills = { type: "string", description: "The agent's skills.", "x-since": "17.06" };
+    });
+    const gate = await copy.run("contract-gate");
+    expect(gate.code, show(gate)).toBe(1);
+    expect(gate.stdout).toContain('#/components/schemas/AgentStatus/properties/skills x-since "17.06"');
+    expect(gate.stdout).toContain("contract gate: FAILED: the release views cannot be derived from openapi.yaml");
+    expect(gate.stderr).not.toMatch(/\n\s+at /);
+    const diff = await copy.run("contract-diff");
+    expect(diff.code, show(diff)).toBe(2);
+    expect(diff.stderr).toContain('x-since "17.06"');
+  });
+
   it("fails on new fields named like prose (description, summary, title): they are contract, not wording", async () => {
     const copy = await fresh();
     await copy.editContract((d) => {

@@ -66,8 +66,16 @@ export async function bundleInto(
   );
   await writeFile(path.join(configDir, "redocly.yaml"), dump({ plugins: plugins(), apis }));
   const outcome = await redocly(["bundle", ...(options.dereferenced ? ["--dereferenced"] : [])], configDir);
-  if (outcome.code !== 0) throw new Error(`redocly bundle failed:\n${outcome.stdout}${outcome.stderr}`);
+  if (outcome.code !== 0) throw new Error(`redocly bundle failed:\n${withoutBanner(outcome.stdout + outcome.stderr)}`);
   return Object.fromEntries(Object.entries(apis).map(([name, api]) => [name, api.output]));
+}
+
+/** Redocly's output without its boxed notices (the Node.js deprecation banner) and blank lines. */
+function withoutBanner(output: string): string {
+  return output
+    .split("\n")
+    .filter((line) => line.trim() !== "" && !/^\s*[╔║╚]/.test(line))
+    .join("\n");
 }
 
 export async function readJson(file: string): Promise<Record<string, unknown>> {
