@@ -318,7 +318,9 @@ function markIntroductions(node, pointer, baseline) {
     node["x-badges"] = [{ name: `Since ${typeof since === "string" ? since : baseline}` }];
   } else if (typeof since === "string") {
     const note = `Since release ${since}.`;
-    node.description = typeof node.description === "string" ? `${node.description.trimEnd()}\n\n${note}` : note;
+    // Once only: a frozen release, already a view, may be seen through it again (contract:diff --from <file>).
+    if (typeof node.description !== "string") node.description = note;
+    else if (!node.description.trimEnd().endsWith(note)) node.description = `${node.description.trimEnd()}\n\n${note}`;
   }
   for (const [key, child] of Object.entries(node)) {
     // Example payloads are data, not contract elements.

@@ -360,4 +360,14 @@ describe("npm run contract:diff", () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/neither a release/);
   });
+
+  it("reports from a frozen file exactly what it reports from its release", async () => {
+    const changes = async (from: string) => {
+      const report = await npm(["contract:diff", "--", "--from", from, "--to", "17.05", "--format", "json"]);
+      expect(report.code, show(report)).toBe(0);
+      const json = JSON.parse(report.stdout) as { groups: { operation: string; changes: { kind: string; where: string }[] }[] };
+      return json.groups.flatMap((g) => g.changes.map((c) => `${g.operation} ${c.kind} ${c.where}`)).sort();
+    };
+    expect(await changes("releases/openapi-15.19.yaml")).toEqual(await changes("15.19"));
+  });
 });
