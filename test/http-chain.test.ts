@@ -52,6 +52,61 @@ async function listen(server: http.Server | https.Server): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
+describe("createApp over a failing token check, served over HTTPS", () => {
+  let dataDir: string;
+  let server: https.Server;
+  let dispatcher: Agent;
+  let base: string;
+  let thrown: () => unknown;
+  const { logger, lines } = capturedLogger();
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(tmpdir(), "agentd-chain-auth-"));
+    const certificate = await loadOrCreateCertificate({ dataDir });
+    const app = createApp({
+      config: { validateResponses: true, bodyLimitBytes: 16 * 1024, rateLimit: null, corsOrigins: [] },
+      store: failingStore(() => new Error("the store is never reached")),
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what the verifier throws is what is tested
+      verifier: { verify: () => Promise.reject(thrown()) },
+      logger,
+    });
+    server = https.createServer(tlsServerOptions(certificate), app);
+    base = `https://127.0.0.1:${await listen(server)}${BASE_PATH}`;
+    dispatcher = new Agent({ connect: { ca: certificate.cert } });
+  });
+  afterAll(async () => {
+    await dispatcher?.close();
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  // Besides the access log's own line for the request ("request failed").
+  const failureLines = () => lines.filter((line) => (line.level as number) >= 40 && line.msg !== "request failed");
+
+  // One line per failure, where its cause is known, not a second one quoting
+  // the validator's own 401 with its stack.
+  it("a database outage during the check answers 503 and logs one warning with the cause", async () => {
+    thrown = () => new DatabaseUnavailableError("connect ECONNREFUSED 127.0.0.1:5432");
+    lines.length = 0;
+    const answer = await callHttps(dispatcher, "GET", `${base}/agents`, { token: "any" });
+    expect(answer.status).toBe(503);
+    expect(answer.json).toEqual({ error: "database unavailable" });
+    expect(failureLines(), JSON.stringify(lines)).toEqual([expect.objectContaining({ level: 40, msg: "token check failed", reqId: answer.headers["x-request-id"] })]);
+  });
+
+  it("a bug in the check answers 500 and logs one error with the cause", async () => {
+    thrown = () => new Error("verifier bug");
+    lines.length = 0;
+    const answer = await callHttps(dispatcher, "GET", `${base}/agents`, { token: "any" });
+    expect(answer.status).toBe(500);
+    expect(answer.json).toEqual({ error: "server error" });
+    const logged = failureLines();
+    expect(logged, JSON.stringify(lines)).toEqual([expect.objectContaining({ level: 50, msg: "token check failed", reqId: answer.headers["x-request-id"] })]);
+    expect(JSON.stringify(logged[0])).toContain("verifier bug");
+  });
+});
+
 describe("createApp over a failing store, served over HTTPS", () => {
   let dataDir: string;
   let server: https.Server;

@@ -59,8 +59,11 @@ export function securityHandlers(
         // The validator would call any throw a 401; a verifier that cannot
         // reach its database is a 503, and a bug is a 500.
         metrics.authCheck("unavailable");
-        recordAuthFailure(res, toProblem(err));
-        logger.warn({ reqId: requestId(res), err }, "token check failed");
+        const problem = toProblem(err);
+        recordAuthFailure(res, problem);
+        // The one log line of this failure (errorHandler does not repeat it): an outage warns, a bug is an error.
+        if (problem.status === 503) logger.warn({ reqId: requestId(res), err }, "token check failed");
+        else logger.error({ reqId: requestId(res), err }, "token check failed");
       }
       return false;
     },

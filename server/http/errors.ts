@@ -151,8 +151,11 @@ export function toProblem(err: unknown): HttpProblem {
 /** The last middleware: every error leaves in the contract's shape; a 500 is logged, never explained. */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, _req, res, _next) => {
-    const problem = authFailure(res) ?? toProblem(err);
-    if (problem.status >= 500) {
+    const recorded = authFailure(res);
+    const problem = recorded ?? toProblem(err);
+    // A failed token check was logged where its cause is known (the verifier,
+    // the token check): `err` is then only the validator's own 401 carrying it.
+    if (problem.status >= 500 && recorded === undefined) {
       logger.error({ reqId: requestId(res), err }, problem.error);
     }
     if (res.headersSent) {
