@@ -12,6 +12,7 @@ export interface paths {
          * List agents
          * @description Returns the status of every agent of the deployment, ordered by `id`.
          *
+         *     <!-- x-since: "15.19" -->
          *     Required ACL: `agentd.agents.read`.
          */
         get: operations["listAgents"];
@@ -34,6 +35,7 @@ export interface paths {
          * Get an agent by identifier
          * @description Returns the status of the agent with the given numeric identifier.
          *
+         *     <!-- x-since: "15.19" -->
          *     Required ACL: `agentd.agents.by-id.{agent_id}.read`.
          */
         get: operations["getAgentById"];
@@ -56,6 +58,7 @@ export interface paths {
          * Get an agent by number
          * @description Returns the status of the agent with the given agent number.
          *
+         *     <!-- x-since: "15.19" -->
          *     Required ACL: `agentd.agents.by-number.{agent_number}.read`.
          */
         get: operations["getAgentByNumber"];
@@ -78,13 +81,16 @@ export interface paths {
         put?: never;
         /**
          * Pause an agent
-         * @description Pauses the logged-in agent with the given agent number, optionally
-         *     with a reason. Pausing an agent that is already paused is not an
-         *     error: the reason is replaced (and cleared when none is given).
-         *     The change is durable when the response is sent.
+         * @description Pauses the logged-in agent with the given agent number. Pausing an
+         *     agent that is already paused is not an error. The change is durable
+         *     when the response is sent.
          *
-         *     The body is optional; when sent it must be JSON.
+         *     <!-- x-since: "17.05" -->
+         *     The reason goes in the optional JSON body. A pause of an agent that
+         *     is already paused replaces its reason, and clears it when none is
+         *     given.
          *
+         *     <!-- x-since: "15.19" -->
          *     Required ACL: `agentd.agents.by-number.{agent_number}.pause.create`.
          */
         post: operations["pauseAgentByNumber"];
@@ -105,16 +111,19 @@ export interface paths {
         put?: never;
         /**
          * Unpause an agent
-         * @description Ends the pause of the logged-in agent with the given agent number:
-         *     `paused` becomes false and `paused_reason` null. Unpausing an agent
-         *     that is not paused is not an error. The change is durable when the
-         *     response is sent.
+         * @description Ends the pause of the logged-in agent with the given agent number.
+         *     Unpausing an agent that is not paused is not an error. The change is
+         *     durable when the response is sent.
+         *
+         *     <!-- x-since: "17.05" -->
+         *     The agent's `paused` becomes false and its `paused_reason` null.
          *
          *     The operation takes no parameters besides the agent number. A client
-         *     may send no body at all (with or without a Content-Type, as the
-         *     17.05 Python client does) or the empty JSON object `{}`; any other
-         *     body is rejected with 400.
+         *     may send no body at all (with no Content-Type, or `application/json`,
+         *     as upstream's Python client does) or the empty JSON object `{}`; any
+         *     other body is refused with 400.
          *
+         *     <!-- x-since: "15.19" -->
          *     Required ACL: `agentd.agents.by-number.{agent_number}.unpause.create`.
          */
         post: operations["unpauseAgentByNumber"];
@@ -430,10 +439,14 @@ export interface components {
             };
         };
         /**
-         * @description More requests than the rate limit allows: a valid token's own budget,
-         *     or the budget of its client address and token while the token is not
-         *     yet known to be valid. With an external authentication service, also
-         *     when the instance's cap on token checks sent to it is reached.
+         * @description More requests than the rate limit allows.
+         *
+         *     <!-- x-since: "15.19" -->
+         *     A valid token has its own budget; a token not yet known to be valid
+         *     has the budget of its client address and token, and a request without
+         *     a token that of its client address. With an external authentication
+         *     service, also when the instance's cap on token checks sent to it is
+         *     reached.
          */
         TooManyRequests: {
             headers: {
@@ -444,7 +457,13 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A service the request depends on (the authentication service or the database) cannot be reached; retry later. */
+        /**
+         * @description The database cannot be reached; retry later.
+         *
+         *     <!-- x-since: "15.19" -->
+         *     The same status, with `authentication server unreachable`, when the
+         *     authentication service cannot be reached.
+         */
         ServiceUnavailable: {
             headers: {
                 [name: string]: unknown;

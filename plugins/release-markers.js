@@ -1,8 +1,9 @@
 // The `agentd/release-markers` lint rule: the version history is one list,
 // info.x-releases (quoted release numbers, oldest first), and every `x-since`
 // or `x-until` names one of its releases, as a quoted string (an unquoted
-// 15.10 is the number 15.1 to YAML); so does every section marker of
-// info.description (`<!-- x-since: "15.19" -->` under a heading).
+// 15.10 is the number 15.1 to YAML); so does every marker line of a
+// description (`<!-- x-since: "15.19" -->`, under a heading of
+// info.description or at the start of a paragraph).
 import { SECTION_MARKER } from "./release-view.js";
 import { compareReleases, isRelease } from "./releases.js";
 
@@ -35,18 +36,21 @@ export function ReleaseMarkers() {
             ctx.report({ message: `Release ${release} is listed after ${previous}: list them oldest first.`, location: at });
           }
         });
-        for (const line of String(root.info?.description ?? "").split("\n")) {
-          const marker = SECTION_MARKER.exec(line);
-          if (marker !== null && !releases.includes(/** @type {string} */ (marker[1]))) {
-            ctx.report({ message: `The section marker ${line.trim()} names no release of info.x-releases.`, location: ctx.location.child(["info", "description"]) });
-          }
-        }
       },
     },
     any: {
       /** @param {unknown} node @param {Context} ctx */
       enter(node, ctx) {
         if (node === null || typeof node !== "object" || Array.isArray(node)) return;
+        const description = /** @type {Record<string, unknown>} */ (node).description;
+        if (typeof description === "string") {
+          for (const line of description.split("\n")) {
+            const marker = SECTION_MARKER.exec(line);
+            if (marker !== null && !releases.includes(/** @type {string} */ (marker[1]))) {
+              ctx.report({ message: `The marker ${line.trim()} names no release of info.x-releases.`, location: ctx.location.child(["description"]) });
+            }
+          }
+        }
         for (const marker of ["x-since", "x-until"]) {
           if (!(marker in node)) continue;
           const value = /** @type {Record<string, unknown>} */ (node)[marker];

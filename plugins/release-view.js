@@ -19,7 +19,9 @@
 //     stop at it, and `x-until` markers go (a removal is the future for this view);
 //   - a section of info.description whose heading is followed by the line
 //     `<!-- x-since: "<release>" ... -->` goes too (the Authentication section
-//     before 15.19), and the marker lines go from every view;
+//     before 15.19), and so does, in any description, a paragraph that begins
+//     with such a line (an operation's "Required ACL" before 15.19); the
+//     marker lines go from every view;
 //   - every operation shows the release that introduced it (an `x-badges` badge)
 //     and every other element marked `x-since` says so in its description.
 // Components left unused are dropped by Redocly's own remove-unused-components
@@ -82,6 +84,12 @@ function unlistedMarkers(node, pointer, releases) {
     const value = node[marker];
     if (marker in node && !(typeof value === "string" && releases.includes(value))) found.push(`${pointer} ${marker} ${JSON.stringify(value)}`);
   }
+  if (typeof node.description === "string") {
+    for (const line of node.description.split("\n")) {
+      const marker = SECTION_MARKER.exec(line);
+      if (marker !== null && !releases.includes(/** @type {string} */ (marker[1]))) found.push(`${pointer}/description ${line.trim()}`);
+    }
+  }
   for (const [key, child] of Object.entries(node)) found.push(...unlistedMarkers(child, `${pointer}/${escape(key)}`, releases));
   return found;
 }
@@ -116,7 +124,8 @@ function deriveView(root, release, releases) {
   const info = /** @type {Node} */ (root.info);
   info.version = release;
   info["x-releases"] = releases.filter((r) => compareReleases(r, release) <= 0);
-  if (typeof info.description === "string") info.description = sectionsUpTo(historyUpTo(info.description, release), release);
+  if (typeof info.description === "string") info.description = historyUpTo(info.description, release);
+  descriptionsUpTo(root, "#", release);
 }
 
 /**
@@ -359,10 +368,13 @@ function sectionsUpTo(description, release) {
   const kept = [];
   /** Level of the heading whose section is being dropped, or 0. */
   let dropping = 0;
+  /** Whether the paragraph being read is marked for a later release. */
+  let droppingParagraph = false;
   for (let i = 0; i < lines.length; i++) {
     const line = /** @type {string} */ (lines[i]);
     const heading = /^(#{1,6})\s/.exec(line);
     if (heading !== null) {
+      droppingParagraph = false;
       const level = /** @type {string} */ (heading[1]).length;
       if (dropping > 0 && level > dropping) continue;
       dropping = 0;
@@ -372,10 +384,38 @@ function sectionsUpTo(description, release) {
         continue;
       }
     }
-    if (dropping > 0 || SECTION_MARKER.test(line)) continue;
-    kept.push(line);
+    if (dropping > 0) continue;
+    if (line.trim() === "") droppingParagraph = false;
+    const marker = SECTION_MARKER.exec(line);
+    if (marker !== null) {
+      // Right under a heading it marks the section (above); anywhere else, the paragraph it begins.
+      const underHeading = /^#{1,6}\s/.test(lines[i - 1] ?? "");
+      if (!underHeading && isRelease(marker[1]) && compareReleases(/** @type {string} */ (marker[1]), release) > 0) droppingParagraph = true;
+      continue;
+    }
+    if (!droppingParagraph) kept.push(line);
   }
-  return kept.join("\n");
+  // A dropped paragraph leaves its blank lines behind: one between paragraphs, none at the end.
+  const text = kept.join("\n").replace(/\n{3,}/g, "\n\n");
+  return description.endsWith("\n") ? `${text.trimEnd()}\n` : text.trimEnd();
+}
+
+/**
+ * Every description under `node` seen by sectionsUpTo: a paragraph of an
+ * operation's or a response's description can be marked too.
+ * @param {unknown} node
+ * @param {string} pointer
+ * @param {string} release
+ */
+function descriptionsUpTo(node, pointer, release) {
+  if (Array.isArray(node)) return node.forEach((item, index) => descriptionsUpTo(item, `${pointer}/${index}`, release));
+  if (!isObject(node)) return;
+  if (typeof node.description === "string") node.description = sectionsUpTo(node.description, release);
+  for (const [key, child] of Object.entries(node)) {
+    // Example payloads are data, not contract elements.
+    if (key === "value" && pointer.startsWith("#/components/examples/")) continue;
+    descriptionsUpTo(child, `${pointer}/${escape(key)}`, release);
+  }
 }
 
 /**

@@ -237,10 +237,12 @@ describe("the frozen-release check", () => {
     const copy = await fresh();
     await copy.editContract((d) => {
       d.components.schemas.AgentStatus.properties.skills = { type: "string", description: "The agent's skills.", "x-since": "17.06" };
+      d.paths["/agents"].get.description += '\n<!-- x-since: "17.06" -->\nA later paragraph.\n';
     });
     const gate = await copy.run("contract-gate");
     expect(gate.code, show(gate)).toBe(1);
     expect(gate.stdout).toContain('#/components/schemas/AgentStatus/properties/skills x-since "17.06"');
+    expect(gate.stdout).toContain('#/paths/~1agents/get/description <!-- x-since: "17.06" -->');
     expect(gate.stdout).toContain("contract gate: FAILED: the release views cannot be derived from openapi.yaml");
     expect(gate.stderr).not.toMatch(/\n\s+at /);
     const diff = await copy.run("contract-diff");

@@ -162,6 +162,20 @@ describe.each(releases)("the view of %s", (release) => {
     expect(Object.keys(unpause.responses).includes("415")).toBe(facts().pauseBody);
   });
 
+  // The prose of a view says what that release had: a paragraph marked
+  // `<!-- x-since -->` appears from its release on, and no marker is left.
+  it("describes tokens and ACLs exactly from 15.19, and the pause's reason exactly from 17.05, leaving no marker", () => {
+    const text = JSON.stringify(d());
+    expect(text).not.toContain("<!-- x-since");
+    for (const operation of operations(d())) expect(String(operation.description).includes("Required ACL:"), operation.operationId).toBe(facts().token);
+    expect(String(d().components.responses.TooManyRequests.description).includes("token")).toBe(facts().token);
+    expect(String(d().components.responses.ServiceUnavailable.description).includes("authentication")).toBe(facts().token);
+    const pause = String(d().paths["/agents/by-number/{agent_number}/pause"].post.description);
+    expect(pause.includes("reason")).toBe(facts().pauseBody);
+    expect(String(d().paths["/agents/by-number/{agent_number}/unpause"].post.description).includes("paused_reason")).toBe(facts().pauseBody);
+    expect(String(d().info.description).split("## ")[0]!.includes("reason")).toBe(facts().pauseBody);
+  });
+
   it("has the events (webhooks agentPaused, agentUnpaused) exactly from 17.05", () => {
     const webhooks = Object.keys(d().webhooks ?? {}).sort();
     expect(webhooks).toEqual(facts().events ? ["agentPaused", "agentUnpaused"] : []);
