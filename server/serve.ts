@@ -20,6 +20,7 @@ import { startDelivery } from "./events/delivery.js";
 import { sinkNames } from "./events/sink.js";
 import type { Relay } from "./events/relay.js";
 import { loadOrCreateCertificate, tlsServerOptions } from "./tls/certificate.js";
+import { PathFailure } from "./failure.js";
 
 export interface RunningServer {
   /** e.g. https://127.0.0.1:9493/1.0 */
@@ -139,9 +140,11 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     answerClientErrors(server);
 
     await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
+      // Named with its variables: an unknown host or a port in use says which setting to change.
+      const failed = (err: Error) => reject(new PathFailure("listen on", `${config.host}:${config.port} (AGENTD_HOST, AGENTD_PORT)`, err));
+      server.once("error", failed);
       server.listen(config.port, config.host, () => {
-        server.off("error", reject);
+        server.off("error", failed);
         resolve();
       });
     });

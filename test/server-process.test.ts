@@ -3,6 +3,7 @@
 import { X509Certificate } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import http from "node:http";
+import net, { type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import tls from "node:tls";
@@ -381,6 +382,31 @@ describe("start-up failures name the path and the system's reason, and exit 1", 
       expect(result.code, args.join(" ")).toBe(1);
     }
   }
+
+  it("a port already in use, or an unknown host: the listener and its variables are named", async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const port = (taken.address() as AddressInfo).port;
+    // One data directory, from the suite's template (no initdb): each start fails and lets it go.
+    const dataDir = path.join(tmp, "listen");
+    await ownDataDir(dataDir);
+    try {
+      const cases: [Record<string, string>, string][] = [
+        [{ AGENTD_PORT: String(port), AGENTD_OPS_PORT: "0" }, `agentd: cannot listen on 127.0.0.1:${port} (AGENTD_HOST, AGENTD_PORT): EADDRINUSE: address already in use`],
+        [{ AGENTD_PORT: "0", AGENTD_OPS_PORT: String(port) }, `agentd: cannot listen on 127.0.0.1:${port} (AGENTD_OPS_HOST, AGENTD_OPS_PORT): EADDRINUSE: address already in use`],
+      ];
+      for (const [env, message] of cases) {
+        const result = await runAgentd(["serve"], { AGENTD_DATA_DIR: dataDir, AGENTD_HOST: "127.0.0.1", AGENTD_OPS_HOST: "127.0.0.1", ...env }, { cwd: tmp, timeoutMs: 30_000 });
+        expect(result.stderr.split("\n"), JSON.stringify(env)).toContain(message);
+        expect(result.code).toBe(1);
+      }
+      const unknown = await runAgentd(["serve"], { AGENTD_DATA_DIR: dataDir, AGENTD_HOST: "no-such-host.invalid", AGENTD_PORT: "0", AGENTD_OPS_PORT: "0" }, { cwd: tmp, timeoutMs: 30_000 });
+      expect(unknown.stderr).toMatch(/^agentd: cannot listen on no-such-host\.invalid:0 \(AGENTD_HOST, AGENTD_PORT\): .*ENOTFOUND/m);
+      expect(unknown.code).toBe(1);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  });
 
   it("a regular file where the data directory should be, or above it", async () => {
     const file = path.join(tmp, "a-file");
