@@ -31,6 +31,7 @@ const SHIPPED = [
   /^README\.md$/,
   /^LICENSE$/,
   /^openapi\.yaml$/,
+  /^\.env\.example$/,
   /^releases\/[^/]+\.(yaml|md)$/,
   /^server\/db\/migrations\/\d{3}-[a-z0-9-]+\.sql$/,
   /^dist\/bin\/[^/]+\.(js|txt)$/,
@@ -146,7 +147,7 @@ describe("the release package: npm pack, npm install --omit=dev, npx agentd serv
     const files = packed.files.map((file) => file.path);
     expect(files.filter((file) => !SHIPPED.some((pattern) => pattern.test(file)))).toEqual([]);
     expect(files.filter((file) => /(^|\/)(test|bench|devkit|scripts|src)\//.test(file) || /\.map$/.test(file) || (/\.ts$/.test(file) && !/\.d\.ts$/.test(file)))).toEqual([]);
-    for (const needed of ["dist/bin/agentd.js", "dist/bin/agentctl.js", "dist/client/index.js", "openapi.yaml", "releases/openapi-17.05.yaml", "server/db/migrations/001-agents-and-tokens.sql", "README.md", "LICENSE"]) {
+    for (const needed of ["dist/bin/agentd.js", "dist/bin/agentctl.js", "dist/client/index.js", ".env.example", "openapi.yaml", "releases/openapi-17.05.yaml", "server/db/migrations/001-agents-and-tokens.sql", "README.md", "LICENSE"]) {
       expect(files).toContain(needed);
     }
     // Both sides of package.json's `browser` map ship, or a web app's bundler would look for a file that is not there.
