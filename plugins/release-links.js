@@ -41,6 +41,8 @@ export function ReleaseLinks() {
 function changelogSection(markdown) {
   return markdown
     .split("\n")
+    // A note to the maintainers of the file, not to the page's readers.
+    .filter((line) => line.trim() !== "Do not edit by hand.")
     .map((line) => {
       const heading = /^(#{1,6}) (.*)$/.exec(line);
       if (heading === null) return line;

@@ -50,6 +50,13 @@ describe("the history table against the diffs of the published releases", () => 
     for (const [release, r] of reports) expect(r.groups.length, release).toBeGreaterThan(0);
   });
 
+  it("reports no change of the history's own markers (x-since, x-until, badges): what they mark is reported itself", () => {
+    for (const [release, r] of reports) {
+      const kinds = r.groups.flatMap((g) => g.changes.map((c) => c.kind));
+      expect(kinds.filter((kind) => /x-since|x-until|x-badges/.test(kind)), release).toEqual([]);
+    }
+  });
+
   it("15.15: state_interface on the three GETs, breaking no client", () => {
     expect(row("15.15")).toContain("`state_interface`");
     const r = report("15.15");

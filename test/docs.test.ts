@@ -71,6 +71,8 @@ describe("npm run docs", () => {
     for (const release of RELEASES) expect(html).toContain(`href="releases/${release}.html"`);
     expect(html).toMatch(/<h2[^>]*>.*Changelog/);
     expect(html).toContain("Authentication became required.");
+    // The file's note to its maintainers stays in the file.
+    expect(html).not.toContain("Do not edit by hand");
   });
 
   it("shows the release that introduced each element", () => {

@@ -91,10 +91,14 @@ function describe(change: DiffChange): Change {
  * number and the prose of the front page) changes with every release and is
  * left out.
  */
+const VERSION_MARKERS = ["x-since", "x-until", "x-badges"];
+
 export function changeReport(from: string, to: string, report: DiffReport): ChangeReport {
   const groups = new Map<string, Change[]>();
   for (const change of report.changes) {
     if (/^#\/info(\/|$)/.test(change.path)) continue;
+    // The version history's own markers: what they mark is reported itself.
+    if (change.property !== undefined && VERSION_MARKERS.includes(change.property)) continue;
     const { operation } = locate(change.path);
     groups.set(operation, [...(groups.get(operation) ?? []), describe(change)]);
   }
