@@ -11,9 +11,19 @@ import { frozenReleases } from "./lib/project.js";
 import { withScratch } from "./lib/redocly.js";
 import { diffVersions, resolveVersion, workingVersion } from "./lib/versions.js";
 
+const USAGE = "usage: npm run contract:diff -- [--from <release|file|git-ref>] [--to <release|file|git-ref>] [--format markdown|json]";
+
 function usage(message: string): never {
-  console.error(`${message}\nusage: npm run contract:diff -- [--from <release|file|git-ref>] [--to <release|file|git-ref>] [--format markdown|json]`);
+  console.error(`${message}\n${USAGE}`);
   process.exit(2);
+}
+
+if (process.argv.includes("--help") || process.argv.includes("-h")) {
+  console.log(
+    `${USAGE}\n\nThe changes between two versions of the contract, grouped by operation, each marked breaking or not.\n` +
+      "Default: the latest published release → the working openapi.yaml. Exits 0 whatever it finds (npm run contract:gate fails).",
+  );
+  process.exit(0);
 }
 
 let values: { from?: string; to?: string; format?: string };

@@ -361,6 +361,9 @@ describe("npm run contract:diff", () => {
     const bad = await npm(["contract:diff", "--", "--from", "no-such-thing"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/neither a release/);
+    const help = await npm(["contract:diff", "--", "--help"]);
+    expect(help.code, show(help)).toBe(0);
+    expect(help.stdout).toMatch(/^usage: npm run contract:diff -- /);
   });
 
   it("reports from a frozen file exactly what it reports from its release", async () => {
