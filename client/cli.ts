@@ -174,7 +174,10 @@ function report<T>(io: CliIo, opts: GlobalOptions, result: AgentdResult<T>, rend
     return EXIT.ok;
   }
   const details = (result.error.details ?? []).map((d) => `\n  ${d.location} ${terminalSafe(d.path)}: ${terminalSafe(d.message)}`).join("");
-  io.err(`error: ${result.status} ${terminalSafe(result.error.error)}${details}\n`);
+  // `not found` is the answer to a path the API does not have (an unknown agent is `no such agent`):
+  // most often a URL without the API's base path.
+  const hint = result.status === 404 && result.error.error === "not found" ? `\n  no such path under ${terminalSafe(opts.url)}: does the URL end with the API's base path (…/1.0)?` : "";
+  io.err(`error: ${result.status} ${terminalSafe(result.error.error)}${details}${hint}\n`);
   if (opts.json) io.out(json({ status: result.status, ...result.error }));
   return EXIT.apiError;
 }

@@ -310,6 +310,13 @@ describe("against the real server", () => {
     expect(parseJson(run)).toMatchObject({ status: 400, error: "invalid request" });
   });
 
+  it("a URL without the API's base path exits 1 with 404 not found, and says what to check", async () => {
+    const root = new URL(server.url).origin;
+    const run = await runAgentctl(["--url", root, "--token", ADMIN_TOKEN, "--cacert", server.running.certPath, "agents", "list"]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(`error: 404 not found\n  no such path under ${root}: does the URL end with the API's base path (…/1.0)?\n`);
+  });
+
   it("a bad token exits 1 with 401 invalid token or unauthorized", async () => {
     const run = await runAgentctl(["--url", server.url, "--token", "not-a-token", "--cacert", server.running.certPath, "agents", "list"]);
     expect(run.code).toBe(1);
