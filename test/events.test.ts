@@ -116,6 +116,42 @@ function webhookRelay(db: Sql, receiver: WebhookReceiver, options: Pick<RelayOpt
 }
 
 describe("the relay, in the process", () => {
+  it("logs a database outage when it starts and when it ends, not at every poll", async () => {
+    const database = await freshPglite();
+    const db = await database.openMigrated();
+    const lines: { msg: string; level: number }[] = [];
+    const logger = pino({ level: "info" }, { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string; level: number }) });
+    let down = true;
+    let rounds = 0;
+    const flaky: Sql = {
+      ...db,
+      query: ((...args: Parameters<Sql["query"]>) => {
+        rounds++;
+        return down ? Promise.reject(new Error("connect ECONNREFUSED")) : db.query(...args);
+      }),
+    };
+    const receiver = await startWebhookReceiver();
+    const sink = new WebhookSink({ url: receiver.url, secret: SECRET, timeoutMs: 5_000 });
+    const relay = new Relay({ sql: flaky, sinks: [sink], logger, retryMinMs: 50, retryMaxMs: 200, pollMs: 20, leaseMs: 60_000 });
+    try {
+      // As on PostgreSQL (no start-up release of claims, which would meet the outage first): the loop is the same.
+      await relay.start(false);
+      await vi.waitFor(() => expect(rounds).toBeGreaterThanOrEqual(10), { timeout: 10_000, interval: 10 });
+      down = false;
+      await vi.waitFor(() => expect(lines.map((l) => l.msg)).toContain("event relay: database available again"), { timeout: 10_000, interval: 10 });
+      const relayLines = lines.filter((l) => l.msg.startsWith("event relay: database"));
+      expect(relayLines.map((l) => [l.level, l.msg])).toEqual([
+        [40, "event relay: database unavailable, retrying"],
+        [30, "event relay: database available again"],
+      ]);
+    } finally {
+      await relay.stop();
+      await receiver.close();
+      await db.close();
+      await database.cleanup();
+    }
+  });
+
   it("delivers different agents' events side by side, each agent's one at a time and in order, and vacuums the embedded outbox", async () => {
     const database = await freshPglite();
     const db = await database.openMigrated();

@@ -52,6 +52,8 @@ export interface RelayOptions {
 // The window is twice the batch: enough to look past a few agents held
 // back, and the claim's cost grows with the window, not the backlog.
 const WINDOW_PER_BATCH = 2;
+/** How often a continuing database outage is logged again. */
+const OUTAGE_REMINDER_MS = 60_000;
 const CLAIM = "SELECT * FROM event_outbox_claim($1, $2, $3, $4)";
 const PEEK = "SELECT * FROM event_outbox_peek($1, $2, $3)";
 const MAINTAIN = "VACUUM (ANALYZE) event_outbox";
@@ -114,13 +116,24 @@ export class Relay {
   }
 
   private async loop(): Promise<void> {
+    // An outage is logged when it starts, then at most once a minute, and
+    // when it ends: the relay retries every poll, which would otherwise be a
+    // line each time.
+    let failedRounds = 0;
+    let warnedAt = 0;
     while (!this.stopped) {
       this.woken = false;
       let claimed = 0;
       try {
         claimed = await this.round();
+        if (failedRounds > 0) this.options.logger.info({ failedRounds }, "event relay: database available again");
+        failedRounds = 0;
       } catch (err) {
-        this.options.logger.warn({ err: (err as Error).message }, "event relay: database unavailable, retrying");
+        failedRounds++;
+        if (failedRounds === 1 || Date.now() - warnedAt >= OUTAGE_REMINDER_MS) {
+          warnedAt = Date.now();
+          this.options.logger.warn({ err: (err as Error).message, failedRounds }, "event relay: database unavailable, retrying");
+        }
       }
       // A full batch may mean more is waiting; otherwise sleep until woken or the next poll.
       if (claimed < (this.options.batchSize ?? 100) && !this.woken && !this.stopped) await this.sleep(this.options.pollMs);
