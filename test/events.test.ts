@@ -125,10 +125,10 @@ describe("the relay, in the process", () => {
     let rounds = 0;
     const flaky: Sql = {
       ...db,
-      query: ((...args: Parameters<Sql["query"]>) => {
+      query: (...args: Parameters<Sql["query"]>) => {
         rounds++;
         return down ? Promise.reject(new Error("connect ECONNREFUSED")) : db.query(...args);
-      }),
+      },
     };
     const receiver = await startWebhookReceiver();
     const sink = new WebhookSink({ url: receiver.url, secret: SECRET, timeoutMs: 5_000 });
