@@ -102,6 +102,9 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
 
     relay = await startDelivery(config.events, stores.db, logger, metrics ? (backlog) => registerEventMetrics(metrics, backlog) : null);
     const adminToken = await bootstrapTokens(config, stores);
+    if (config.adminToken && config.authUrl) {
+      logger.warn("AGENTD_ADMIN_TOKEN has no effect while AGENTD_AUTH_URL is set: every token, that one included, is checked with the authentication service");
+    }
     const certificate = await loadOrCreateCertificate({
       dataDir: config.dataDir,
       certPath: config.tlsCert,

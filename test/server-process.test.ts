@@ -297,6 +297,25 @@ describe("the admin CLI without a running server", () => {
   });
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
+  it("warns that embedded tokens go unused while AGENTD_AUTH_URL is set: token create, and AGENTD_ADMIN_TOKEN at start", async () => {
+    const own = path.join(mkdtempSync(path.join(tmpdir(), "agentd-cli-auth-")), "data");
+    await ownDataDir(own);
+    const external = { AGENTD_AUTH_URL: "https://auth.example.invalid:9497" };
+    try {
+      const created = await agentd(["token", "create", "--acl", "agentd.#"], own, external);
+      expect(created.code, created.stderr).toBe(0);
+      expect(created.stderr).toContain("agentd: warning: AGENTD_AUTH_URL is set, so the server checks every token with https://auth.example.invalid:9497 and never reads its own");
+      const served = await spawnAgentd({ ...external, AGENTD_DATA_DIR: own, AGENTD_ADMIN_TOKEN: ADMIN_TOKEN }, { cwd: own });
+      try {
+        expect(served.logs()).toContain("AGENTD_ADMIN_TOKEN has no effect while AGENTD_AUTH_URL is set");
+      } finally {
+        await served.kill("SIGTERM");
+      }
+    } finally {
+      rmSync(path.dirname(own), { recursive: true, force: true });
+    }
+  });
+
   it("says so when it creates a new embedded database (a command run from the wrong directory), and only then", async () => {
     const fresh = mkdtempSync(path.join(tmpdir(), "agentd-cli-fresh-"));
     try {
