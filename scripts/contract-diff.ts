@@ -8,7 +8,7 @@
 import { parseArgs } from "node:util";
 import { changeReport, reportMarkdown } from "./lib/change-report.js";
 import { frozenReleases } from "./lib/project.js";
-import { withScratch } from "./lib/redocly.js";
+import { BundleError, withScratch } from "./lib/redocly.js";
 import { diffVersions, resolveVersion, workingVersion } from "./lib/versions.js";
 
 const USAGE = "usage: npm run contract:diff -- [--from <release|file|git-ref>] [--to <release|file|git-ref>] [--format markdown|json]";
@@ -38,15 +38,23 @@ const latest = frozenReleases().at(-1);
 const fromSpec = values.from ?? latest;
 if (fromSpec === undefined) usage("no release is published yet (releases/ is empty): give --from");
 
+/** A --from or --to that designates no version. */
+class UnknownVersion extends Error {}
+
 const report = await withScratch(async (scratch) => {
   const versions = await Promise.all([resolveVersion(fromSpec, scratch), values.to === undefined ? workingVersion() : resolveVersion(values.to, scratch)]).catch(
-    (error: unknown) => usage((error as Error).message),
+    (error: unknown) => {
+      throw new UnknownVersion((error as Error).message);
+    },
   );
-  const [diff] = await diffVersions([versions]).catch((error: unknown) => {
-    console.error(`contract:diff: ${(error as Error).message}`);
-    process.exit(2);
-  });
+  const [diff] = await diffVersions([versions]);
   return changeReport(versions[0].label, versions[1].label, diff!);
+}).catch((error: unknown) => {
+  // Exits here, outside withScratch, which has removed its folder by now.
+  if (error instanceof UnknownVersion) usage(error.message);
+  if (!(error instanceof BundleError)) throw error;
+  console.error(`contract:diff: ${error.message}`);
+  process.exit(2);
 });
 
 if (values.format === "json") console.log(JSON.stringify(report, null, 2));

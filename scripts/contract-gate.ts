@@ -10,6 +10,7 @@
 import { parseArgs } from "node:util";
 import { checkBreaking } from "./lib/breaking-check.js";
 import { formatFinding } from "./lib/finding.js";
+import { BundleError } from "./lib/redocly.js";
 import { checkFrozenReleases } from "./lib/frozen-check.js";
 import { frozenReleases } from "./lib/project.js";
 
@@ -19,16 +20,23 @@ if (values.only !== undefined && values.only !== "frozen" && values.only !== "br
   process.exit(2);
 }
 const none = Promise.resolve([]);
-const [frozen, breaking] = await Promise.all([
+// Settled, not raced: each check removes its scratch folder before the gate ends.
+const outcomes = await Promise.allSettled([
   values.only === "breaking" ? none : checkFrozenReleases(),
   values.only === "frozen" ? none : checkBreaking(),
-]).catch((error: unknown) => {
-  // A contract no release view can be derived from (a marker naming no
-  // listed release, say): what Redocly said, without a stack trace.
-  console.log(`✗ ${(error as Error).message}\n\ncontract gate: FAILED: the release views cannot be derived from openapi.yaml`);
+]);
+const failures = outcomes.flatMap((outcome) => (outcome.status === "rejected" ? [outcome.reason as unknown] : []));
+if (failures.length > 0) {
+  // A contract Redocly cannot bundle (a marker naming no listed release, say)
+  // is a finding: what Redocly said, without a stack trace. Anything else is
+  // a fault of the gate itself, thrown as it is.
+  const refused = failures.find((failure): failure is BundleError => failure instanceof BundleError);
+  if (refused === undefined) throw failures[0];
+  console.log(`✗ ${refused.message}\n\ncontract gate: FAILED: the release views cannot be derived from openapi.yaml`);
   process.exit(1);
-});
-const findings = [...frozen, ...breaking];
+}
+const [frozen, breaking] = outcomes.map((outcome) => (outcome.status === "fulfilled" ? outcome.value : []));
+const findings = [...frozen!, ...breaking!];
 for (const finding of findings) console.log(formatFinding(finding));
 if (findings.length > 0) {
   console.log(`\ncontract gate: FAILED with ${findings.length} ${findings.length === 1 ? "finding" : "findings"}`);

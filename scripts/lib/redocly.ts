@@ -66,8 +66,17 @@ export async function bundleInto(
   );
   await writeFile(path.join(configDir, "redocly.yaml"), dump({ plugins: plugins(), apis }));
   const outcome = await redocly(["bundle", ...(options.dereferenced ? ["--dereferenced"] : [])], configDir);
-  if (outcome.code !== 0) throw new Error(`redocly bundle failed:\n${withoutBanner(outcome.stdout + outcome.stderr)}`);
+  if (outcome.code !== 0) throw new BundleError(withoutBanner(outcome.stdout + outcome.stderr));
   return Object.fromEntries(Object.entries(apis).map(([name, api]) => [name, api.output]));
+}
+
+/** `redocly bundle` refused the contract (a decorator threw, say): what it said, for the reviewer. */
+export class BundleError extends Error {
+  override readonly name = "BundleError";
+
+  constructor(readonly output: string) {
+    super(`redocly bundle failed:\n${output}`);
+  }
 }
 
 /** Redocly's output without its boxed notices (the Node.js deprecation banner) and blank lines. */
