@@ -3,13 +3,14 @@
 // option), so loading states and time-outs can be built; and it gives every
 // answer Prism produces itself (problem+json, for a malformed `Prefer` say)
 // the contract's `Error` body, so a front end meets one error shape whichever
-// layer answered. A JSON body the server would refuse before reading it
-// (malformed, or not an object) is refused here as the server refuses it,
-// since Prism does otherwise (refusedJsonBody). Everything else passes
-// through untouched, streamed.
+// layer answered. A JSON body goes through the server's own body parser
+// first and is refused as the server refuses it (malformed, not an object,
+// too large), since Prism does otherwise (parseJsonThenForward). Everything
+// else passes through untouched, streamed.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { ERROR_IDS, type ErrorBody } from "../server/http/errors.js";
+import express, { type RequestHandler } from "express";
+import { ERROR_IDS, toProblem, type ErrorBody } from "../server/http/errors.js";
 
 export const MAX_DELAY_MS = 10_000;
 
@@ -20,6 +21,8 @@ export interface FrontDoorOptions {
   prism: string;
   /** The delay of every answer that does not ask for its own. */
   delayMs: number;
+  /** The server's AGENTD_BODY_LIMIT: a larger JSON body gets the server's 413. */
+  bodyLimitBytes: number;
 }
 
 export interface FrontDoor {
@@ -71,43 +74,46 @@ function answer(res: http.ServerResponse, status: number, body: ErrorBody, heade
 }
 
 /**
- * A JSON request body the server's body parser refuses (express.json, strict)
- * and Prism does not: Prism answers malformed JSON in its own error shape,
- * and passes `null`, `0` or `false` on as no body at all, which the service
- * behind it would take for a pause without a reason. Null when the body is
- * empty or an object or array, which go on to Prism.
+ * The server's own JSON body parser (express.json, strict, with its limit),
+ * run here first: Prism answers malformed JSON in its own shape, and passes
+ * `null`, `0` or `false` on as no body at all, which the service behind it
+ * would take for a pause without a reason. A body the parser refuses gets
+ * the server's answer (toProblem); any other request goes on to Prism, a
+ * parsed body as the bytes it came in.
  */
-export function refusedJsonBody(text: string): ErrorBody | null {
-  if (text.length === 0) return null;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return { error: ERROR_IDS[400]!, details: [{ location: "body", path: "", message: "is not valid JSON" }] };
-  }
-  if (value !== null && typeof value === "object") return null;
-  return { error: ERROR_IDS[400]!, details: [{ location: "body", path: "", message: "must be object" }] };
+function parseJsonThenForward(parser: JsonParser, req: http.IncomingMessage, res: http.ServerResponse, prism: URL, prefer: string | undefined): void {
+  parser.parse(req as never, res as never, (err?: unknown) => {
+    if (err !== undefined) {
+      const problem = toProblem(err);
+      answer(res, problem.status, problem.details ? { error: problem.error, details: problem.details } : { error: problem.error });
+      return;
+    }
+    forward(req, res, prism, prefer, parser.bodies.get(req));
+  });
 }
 
-const isJsonRequest = (req: http.IncomingMessage): boolean => /^application\/json\s*(;|$)/i.test(req.headers["content-type"] ?? "");
+interface JsonParser {
+  parse: RequestHandler;
+  /** The body each parsed request came with, as bytes (decompressed). */
+  bodies: WeakMap<object, Buffer>;
+}
 
-/** Forwards `req` to Prism once its JSON body, if any, passed refusedJsonBody. */
-function check(req: http.IncomingMessage, res: http.ServerResponse, prism: URL, prefer: string | undefined): void {
-  if (!isJsonRequest(req)) return forward(req, res, prism, prefer);
-  const chunks: Buffer[] = [];
-  req.on("data", (chunk: Buffer) => chunks.push(chunk));
-  req.on("end", () => {
-    const body = Buffer.concat(chunks);
-    const refused = refusedJsonBody(body.toString("utf8"));
-    if (refused !== null) answer(res, 400, refused);
-    else forward(req, res, prism, prefer, body);
-  });
+function jsonParser(limitBytes: number): JsonParser {
+  const bodies = new WeakMap<object, Buffer>();
+  const parse = express.json({ strict: true, limit: limitBytes, verify: (req, _res, body) => void bodies.set(req, body) });
+  return { parse, bodies };
 }
 
 function forward(req: http.IncomingMessage, res: http.ServerResponse, prism: URL, prefer: string | undefined, body?: Buffer): void {
   const headers = { ...req.headers };
   delete headers.prefer;
   if (prefer !== undefined) headers.prefer = prefer;
+  if (body !== undefined) {
+    // Sent on as read: whole, and decompressed if it came compressed.
+    delete headers["content-encoding"];
+    delete headers["transfer-encoding"];
+    headers["content-length"] = String(body.length);
+  }
   const upstream = http.request({ host: prism.hostname, port: prism.port, method: req.method, path: req.url, headers }, (reply) => {
     const type = reply.headers["content-type"] ?? "";
     if (!type.startsWith("application/problem+json")) {
@@ -140,6 +146,7 @@ function forward(req: http.IncomingMessage, res: http.ServerResponse, prism: URL
 
 export async function startFrontDoor(options: FrontDoorOptions): Promise<FrontDoor> {
   const prism = new URL(options.prism);
+  const parser = jsonParser(options.bodyLimitBytes);
   const server = http.createServer((req, res) => {
     const { rest, delayMs } = takeDelay(req.headers.prefer as string | undefined);
     if (delayMs !== null && Number.isNaN(delayMs)) {
@@ -151,9 +158,9 @@ export async function startFrontDoor(options: FrontDoorOptions): Promise<FrontDo
       return;
     }
     const wait = delayMs ?? options.delayMs;
-    if (wait === 0) return check(req, res, prism, rest);
+    if (wait === 0) return parseJsonThenForward(parser, req, res, prism, rest);
     // A client that gives up during the delay sends nothing on: its request has no effect.
-    const timer = setTimeout(() => check(req, res, prism, rest), wait);
+    const timer = setTimeout(() => parseJsonThenForward(parser, req, res, prism, rest), wait);
     res.on("close", () => clearTimeout(timer));
   });
   await new Promise<void>((resolve, reject) => {

@@ -142,7 +142,7 @@ describe("npm run mock -- --stateful, on the contract's example agents, with a w
 
   // Prism answers malformed JSON in its own shape and passes null, 0 or false
   // on as no body (a pause without a reason); the server refuses all of them.
-  it("answers malformed JSON and JSON that is not an object as the server does, and changes nothing", async () => {
+  it("answers malformed JSON, JSON that is not an object and a body over the limit as the server does, and changes nothing", async () => {
     const before = (await get("/agents/by-number/1001")).json;
     const cases: [string, string][] = [
       ["{not json", "is not valid JSON"],
@@ -158,6 +158,9 @@ describe("npm run mock -- --stateful, on the contract's example agents, with a w
         expect(answer.json.details, `${action} ${body}`).toEqual([{ location: "body", path: "", message }]);
       }
     }
+    // Over the server's body limit (AGENTD_BODY_LIMIT), though valid: Prism alone would pass it on.
+    const padded = `{"reason": "x"${" ".repeat(64 * 1024)}}`;
+    expectError(await call(mock.url, "POST", "/agents/by-number/1001/pause", { headers: JSON_BODY, body: padded }), 413, "payload too large");
     expect((await get("/agents/by-number/1001")).json).toEqual(before);
     // An empty JSON body is no body, as on the server.
     expect((await call(mock.url, "POST", "/agents/by-number/1001/unpause", { headers: JSON_BODY, body: "" })).status).toBe(204);
