@@ -6,7 +6,7 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import pino from "pino";
 import { agentChangeParams, agentChangeStatement } from "../server/store/agent-change.js";
-import type { Sql } from "../server/db/sql.js";
+import { DatabaseUnavailableError, type Sql } from "../server/db/sql.js";
 import { Relay, type RelayOptions } from "../server/events/relay.js";
 import { webhookSinkName } from "../server/events/sink.js";
 import { WebhookSink } from "../server/events/webhook-sink.js";
@@ -116,34 +116,35 @@ function webhookRelay(db: Sql, receiver: WebhookReceiver, options: Pick<RelayOpt
 }
 
 describe("the relay, in the process", () => {
-  it("logs a database outage when it starts and when it ends, not at every poll", async () => {
+  it("logs a database outage when it starts, once a minute while it lasts, and when it ends, not at every poll", async () => {
     const database = await freshPglite();
     const db = await database.openMigrated();
+    const receiver = await startWebhookReceiver();
     const lines: { msg: string; level: number }[] = [];
     const logger = pino({ level: "info" }, { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string; level: number }) });
     let down = true;
     let rounds = 0;
+    let clock = 1_000_000;
     const flaky: Sql = {
       ...db,
       query: (...args: Parameters<Sql["query"]>) => {
         rounds++;
-        return down ? Promise.reject(new Error("connect ECONNREFUSED")) : db.query(...args);
+        return down ? Promise.reject(new DatabaseUnavailableError("connect ECONNREFUSED")) : db.query(...args);
       },
     };
-    const receiver = await startWebhookReceiver();
     const sink = new WebhookSink({ url: receiver.url, secret: SECRET, timeoutMs: 5_000 });
-    const relay = new Relay({ sql: flaky, sinks: [sink], logger, retryMinMs: 50, retryMaxMs: 200, pollMs: 20, leaseMs: 60_000 });
+    const relay = new Relay({ sql: flaky, sinks: [sink], logger, retryMinMs: 50, retryMaxMs: 200, pollMs: 20, leaseMs: 60_000, now: () => clock });
+    const relayLines = () => lines.filter((l) => l.msg.startsWith("event relay: database")).map((l) => [l.level, l.msg]);
+    const UNAVAILABLE = [40, "event relay: database unavailable, retrying"];
     try {
       // As on PostgreSQL (no start-up release of claims, which would meet the outage first): the loop is the same.
       await relay.start(false);
       await vi.waitFor(() => expect(rounds).toBeGreaterThanOrEqual(10), { timeout: 10_000, interval: 10 });
+      expect(relayLines()).toEqual([UNAVAILABLE]);
+      clock += 61_000;
+      await vi.waitFor(() => expect(relayLines()).toEqual([UNAVAILABLE, UNAVAILABLE]), { timeout: 10_000, interval: 10 });
       down = false;
-      await vi.waitFor(() => expect(lines.map((l) => l.msg)).toContain("event relay: database available again"), { timeout: 10_000, interval: 10 });
-      const relayLines = lines.filter((l) => l.msg.startsWith("event relay: database"));
-      expect(relayLines.map((l) => [l.level, l.msg])).toEqual([
-        [40, "event relay: database unavailable, retrying"],
-        [30, "event relay: database available again"],
-      ]);
+      await vi.waitFor(() => expect(relayLines()).toEqual([UNAVAILABLE, UNAVAILABLE, [30, "event relay: database available again"]]), { timeout: 10_000, interval: 10 });
     } finally {
       await relay.stop();
       await receiver.close();

@@ -16,7 +16,7 @@
 // that died are claimed again once the lease runs out: that is the only
 // way an event is delivered twice, under the same id.
 import type { Logger } from "pino";
-import type { Sql } from "../db/sql.js";
+import { DatabaseUnavailableError, type Sql } from "../db/sql.js";
 import type { EventName } from "../store/agent-change.js";
 import type { EventSink, OutboxEvent } from "./sink.js";
 
@@ -41,6 +41,8 @@ export interface RelayOptions {
   /** Embedded database only: VACUUM the outbox after this many delivered rows (default 10,000). */
   vacuumEvery?: number;
   counters?: RelayCounters;
+  /** The clock of the outage log's reminders (default Date.now). */
+  now?: () => number;
 }
 
 // The claim (the SQL functions event_outbox_claim and event_outbox_peek,
@@ -130,9 +132,13 @@ export class Relay {
         failedRounds = 0;
       } catch (err) {
         failedRounds++;
-        if (failedRounds === 1 || Date.now() - warnedAt >= OUTAGE_REMINDER_MS) {
-          warnedAt = Date.now();
-          this.options.logger.warn({ err: (err as Error).message, failedRounds }, "event relay: database unavailable, retrying");
+        const now = (this.options.now ?? Date.now)();
+        if (!(err instanceof DatabaseUnavailableError)) {
+          // Not an outage: a fault that every round should report.
+          this.options.logger.error({ err }, "event relay: round failed, retrying");
+        } else if (failedRounds === 1 || now - warnedAt >= OUTAGE_REMINDER_MS) {
+          warnedAt = now;
+          this.options.logger.warn({ err: err.message, failedRounds }, "event relay: database unavailable, retrying");
         }
       }
       // A full batch may mean more is waiting; otherwise sleep until woken or the next poll.
