@@ -118,7 +118,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     // The admin socket and the operator listener start before the API
     // listens, so a failure of either leaves nothing half-started.
     if (embedded) {
-      admin = await startAdminChannel(adminSocketPath(config.dataDir), (request) => runAdmin(request, { ...opened, configuredSinks: sinks }), logger);
+      admin = await startAdminChannel(adminSocketPath(config.dataDir), (request) => runAdmin(request, { ...opened, configuredSinks: sinks, authUrl: config.authUrl }), logger);
     }
     if (metrics !== null && config.opsPort !== null) {
       ops = await startOpsListener(config.opsHost, config.opsPort, { readiness, registry: metrics.registry });

@@ -65,10 +65,10 @@ describe("PGlite upkeep", () => {
             "SELECT vacuum_count::int AS vacuums, pg_relation_size('agents')::int AS bytes FROM pg_stat_user_tables WHERE relname = 'agents'",
           )
         )[0]!;
-      expect(await runAdmin({ op: "import", text }, { ...state, configuredSinks: [] })).toEqual({ ok: true, imported: 5_000 });
+      expect(await runAdmin({ op: "import", text }, { ...state, configuredSinks: [], authUrl: null })).toEqual({ ok: true, imported: 5_000 });
       const first = await stats();
       // Each re-import replaces all 5,000 agents: 5,000 dead rows that the VACUUM after it frees for the next.
-      for (let i = 0; i < 4; i++) expect(await runAdmin({ op: "import", text }, { ...state, configuredSinks: [] })).toEqual({ ok: true, imported: 5_000 });
+      for (let i = 0; i < 4; i++) expect(await runAdmin({ op: "import", text }, { ...state, configuredSinks: [], authUrl: null })).toEqual({ ok: true, imported: 5_000 });
       const last = await stats();
       expect(last.vacuums).toBe(first.vacuums + 4);
       // Without the VACUUM the table grew to 4.6 times its size after the first import (measured); with it, it stays the same.

@@ -301,13 +301,26 @@ describe("the admin CLI without a running server", () => {
     const own = path.join(mkdtempSync(path.join(tmpdir(), "agentd-cli-auth-")), "data");
     await ownDataDir(own);
     const external = { AGENTD_AUTH_URL: "https://auth.example.invalid:9497" };
+    const warning = "agentd: warning: AGENTD_AUTH_URL is set, so the server checks every token with https://auth.example.invalid:9497 and never reads its own";
     try {
+      // No server: the command's own configuration has the URL.
       const created = await agentd(["token", "create", "--acl", "agentd.#"], own, external);
       expect(created.code, created.stderr).toBe(0);
-      expect(created.stderr).toContain("agentd: warning: AGENTD_AUTH_URL is set, so the server checks every token with https://auth.example.invalid:9497 and never reads its own");
+      expect(created.stderr).toContain(warning);
       const served = await spawnAgentd({ ...external, AGENTD_DATA_DIR: own, AGENTD_ADMIN_TOKEN: ADMIN_TOKEN }, { cwd: own });
       try {
         expect(served.logs()).toContain("AGENTD_ADMIN_TOKEN has no effect while AGENTD_AUTH_URL is set");
+        // Through the running server, whose configuration decides, though this shell lacks the URL.
+        const throughServer = await agentd(["token", "create", "--acl", "agentd.#"], own);
+        expect(throughServer.code, throughServer.stderr).toBe(0);
+        expect(throughServer.stderr).toContain(warning);
+        const withoutUrl = mkdtempSync(path.join(tmpdir(), "agentd-cli-noauth-"));
+        try {
+          const embedded = await agentd(["token", "create", "--acl", "agentd.#"], withoutUrl);
+          expect(embedded.stderr).not.toContain("AGENTD_AUTH_URL is set");
+        } finally {
+          rmSync(withoutUrl, { recursive: true, force: true });
+        }
       } finally {
         await served.kill("SIGTERM");
       }

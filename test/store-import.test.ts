@@ -61,7 +61,7 @@ describe.each(kinds)("import through the store on $kind", ({ fresh, available })
       const store = await resetAgents(db);
       const tokens = new SqlTokenStore(db);
       const before = { list: await store.list(), version: await store.dataVersion() };
-      const run = (file: unknown) => runAdmin({ op: "import", text: JSON.stringify(file) }, { tokens, store, db, configuredSinks: [] });
+      const run = (file: unknown) => runAdmin({ op: "import", text: JSON.stringify(file) }, { tokens, store, db, configuredSinks: [], authUrl: null });
       const fleet = Array.from({ length: 12_000 }, (_, i) => loggedIn(i + 1));
 
       const lastBad = await run([...fleet, { ...loggedIn(12_001), number: "12a" }]);
@@ -89,7 +89,7 @@ describe.each(kinds)("import through the store on $kind", ({ fresh, available })
         { ...loggedIn(1, "501"), paused: true, paused_reason: "training" },
         { ...loggedOut(7), origin_uuid: "6f1c3c6e-2b7a-4f5e-9a0d-3c2b1a0f9e8d" },
       ];
-      expect(await runAdmin({ op: "import", text: JSON.stringify(file) }, { tokens: new SqlTokenStore(db), store, db, configuredSinks: [] })).toEqual({ ok: true, imported: 2 });
+      expect(await runAdmin({ op: "import", text: JSON.stringify(file) }, { tokens: new SqlTokenStore(db), store, db, configuredSinks: [], authUrl: null })).toEqual({ ok: true, imported: 2 });
       expect(await store.list()).toEqual([
         { ...file[0], origin_uuid: store.originUuid },
         { ...loggedOut(7), origin_uuid: store.originUuid },
@@ -102,7 +102,7 @@ describe.each(kinds)("import through the store on $kind", ({ fresh, available })
       // Valid on its own, but 600 belongs to agent 2, which the file does not move.
       const text = JSON.stringify([loggedIn(1, "501"), loggedIn(3, "700"), loggedIn(4, "600")]);
       expect(await readImport(text)).toMatchObject({ ok: true });
-      await expect(runAdmin({ op: "import", text }, { tokens: new SqlTokenStore(db), store, db, configuredSinks: [] })).rejects.toThrow();
+      await expect(runAdmin({ op: "import", text }, { tokens: new SqlTokenStore(db), store, db, configuredSinks: [], authUrl: null })).rejects.toThrow();
       expect(await store.list()).toEqual(before);
     });
   });

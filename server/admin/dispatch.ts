@@ -55,7 +55,7 @@ export async function dispatchAdmin(
 async function runHere(config: Config, logger: Logger, request: AdminRequest): Promise<AdminResponse> {
   const stores = await openStores(config, logger);
   try {
-    return await runAdmin(request, { ...stores, configuredSinks: sinkNames(config.events) });
+    return await runAdmin(request, { ...stores, configuredSinks: sinkNames(config.events), authUrl: config.authUrl });
   } finally {
     await stores.db.close();
   }

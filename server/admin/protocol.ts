@@ -34,6 +34,8 @@ export type AdminResponse =
       ok: true;
       token?: string;
       id?: string;
+      /** token.create: the AGENTD_AUTH_URL of the process that created it, whose server never reads its own tokens; null when unset. */
+      authUrl?: string | null;
       revoked?: boolean;
       tokens?: ListedToken[];
       imported?: number;

@@ -12,6 +12,8 @@ export interface AdminDeps {
   db: Sql;
   /** The outbox names of the sinks this process's configuration delivers to (sinkNames()). */
   configuredSinks: readonly string[];
+  /** This process's AGENTD_AUTH_URL (null when unset): with one, the server never reads its own tokens. */
+  authUrl: string | null;
 }
 
 /**
@@ -24,7 +26,7 @@ export async function runAdmin(request: AdminRequest, deps: AdminDeps): Promise<
   switch (request.op) {
     case "token.create": {
       const created = await deps.tokens.create(request.acls, request.ttlSeconds);
-      return { ok: true, token: created.token, id: created.id };
+      return { ok: true, token: created.token, id: created.id, authUrl: deps.authUrl };
     }
     case "token.revoke":
       return { ok: true, revoked: await deps.tokens.revoke(request.token) };

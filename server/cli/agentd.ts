@@ -225,10 +225,10 @@ function program(): Command {
       const answer = check(await admin({ op: "token.create", acls: options.acl, ttlSeconds: options.ttl ?? null }));
       await printResult(`${answer.token}\n`);
       stdio.stderr.write(`token id: ${answer.id} (to revoke it: agentd token revoke --id ${answer.id})\n`);
-      // Created all the same (a deployment may move back to its own tokens), but said, or it looks usable.
-      const { authUrl } = configFromEnvironment();
-      if (authUrl) {
-        stdio.stderr.write(`agentd: warning: AGENTD_AUTH_URL is set, so the server checks every token with ${authUrl} and never reads its own: this token is refused there until AGENTD_AUTH_URL is unset\n`);
+      // Created all the same (a deployment may move back to its own tokens), but said, or it looks
+      // usable. The configuration that ran the command decides: the running server's, through its socket.
+      if (answer.authUrl) {
+        stdio.stderr.write(`agentd: warning: AGENTD_AUTH_URL is set, so the server checks every token with ${answer.authUrl} and never reads its own: this token is refused there until AGENTD_AUTH_URL is unset\n`);
       }
     });
   token
