@@ -4,7 +4,7 @@
 // 15.10 is the number 15.1 to YAML); so does every marker line of a
 // description (`<!-- x-since: "15.19" -->`, under a heading of
 // info.description or at the start of a paragraph).
-import { SECTION_MARKER } from "./release-view.js";
+import { descriptionMarkerProblems } from "./release-view.js";
 import { compareReleases, isRelease } from "./releases.js";
 
 /**
@@ -18,7 +18,7 @@ export function ReleaseMarkers() {
   let releases = [];
   return {
     Root: {
-      /** @param {{ info?: { "x-releases"?: unknown, description?: string } }} root @param {Context} ctx */
+      /** @param {{ info?: { "x-releases"?: unknown } }} root @param {Context} ctx */
       enter(root, ctx) {
         const listed = root.info?.["x-releases"];
         if (!Array.isArray(listed) || listed.length === 0) {
@@ -44,11 +44,8 @@ export function ReleaseMarkers() {
         if (node === null || typeof node !== "object" || Array.isArray(node)) return;
         const description = /** @type {Record<string, unknown>} */ (node).description;
         if (typeof description === "string") {
-          for (const line of description.split("\n")) {
-            const marker = SECTION_MARKER.exec(line);
-            if (marker !== null && !releases.includes(/** @type {string} */ (marker[1]))) {
-              ctx.report({ message: `The marker ${line.trim()} names no release of info.x-releases.`, location: ctx.location.child(["description"]) });
-            }
+          for (const problem of descriptionMarkerProblems(description, releases)) {
+            ctx.report({ message: `The marker ${problem}.`, location: ctx.location.child(["description"]) });
           }
         }
         for (const marker of ["x-since", "x-until"]) {

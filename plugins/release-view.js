@@ -84,14 +84,36 @@ function unlistedMarkers(node, pointer, releases) {
     const value = node[marker];
     if (marker in node && !(typeof value === "string" && releases.includes(value))) found.push(`${pointer} ${marker} ${JSON.stringify(value)}`);
   }
-  if (typeof node.description === "string") {
-    for (const line of node.description.split("\n")) {
-      const marker = SECTION_MARKER.exec(line);
-      if (marker !== null && !releases.includes(/** @type {string} */ (marker[1]))) found.push(`${pointer}/description ${line.trim()}`);
-    }
+  if (typeof node.description === "string") found.push(...descriptionMarkerProblems(node.description, releases).map((problem) => `${pointer}/description ${problem}`));
+  for (const [key, child] of Object.entries(node)) {
+    // Example payloads are data, not contract elements.
+    if (key === "value" && pointer.startsWith("#/components/examples/")) continue;
+    found.push(...unlistedMarkers(child, `${pointer}/${escape(key)}`, releases));
   }
-  for (const [key, child] of Object.entries(node)) found.push(...unlistedMarkers(child, `${pointer}/${escape(key)}`, releases));
   return found;
+}
+
+/**
+ * What is wrong with the marker lines of a description: one naming no
+ * release of `releases`, or one that neither begins a paragraph nor follows
+ * a heading (it would drop only the rest of its paragraph). Shared with the
+ * lint rule (release-markers.js).
+ * @param {string} description
+ * @param {string[]} releases
+ * @returns {string[]}
+ */
+export function descriptionMarkerProblems(description, releases) {
+  const lines = description.split("\n");
+  /** @type {string[]} */
+  const problems = [];
+  lines.forEach((line, index) => {
+    const marker = SECTION_MARKER.exec(line);
+    if (marker === null) return;
+    const previous = lines[index - 1];
+    if (!releases.includes(/** @type {string} */ (marker[1]))) problems.push(`${line.trim()} names no release of info.x-releases`);
+    else if (previous !== undefined && previous.trim() !== "" && !/^#{1,6}\s/.test(previous)) problems.push(`${line.trim()} must begin a paragraph (a blank line before it) or follow a heading`);
+  });
+  return problems;
 }
 
 /**
@@ -353,13 +375,15 @@ function historyUpTo(description, release) {
     .join("\n");
 }
 
-/** The marker line under a heading of info.description: `<!-- x-since: "15.19" ... -->`. */
+/** A marker line of a description, under a heading or beginning a paragraph: `<!-- x-since: "15.19" ... -->`. */
 export const SECTION_MARKER = /^\s*<!--\s*x-since:\s*"([^"]*)".*-->\s*$/;
 
 /**
  * Drops the Markdown sections marked as introduced after `release` (the
  * heading, its marker and everything up to the next heading of the same or a
- * higher level) and every marker line.
+ * higher level), the paragraphs so marked (the marker line and the lines
+ * after it up to the next blank line: a list or a code block with blank
+ * lines in it takes a marker per paragraph), and every marker line.
  * @param {string} description
  * @param {string} release
  */
@@ -370,6 +394,7 @@ function sectionsUpTo(description, release) {
   let dropping = 0;
   /** Whether the paragraph being read is marked for a later release. */
   let droppingParagraph = false;
+  let droppedParagraph = false;
   for (let i = 0; i < lines.length; i++) {
     const line = /** @type {string} */ (lines[i]);
     const heading = /^(#{1,6})\s/.exec(line);
@@ -393,11 +418,14 @@ function sectionsUpTo(description, release) {
       if (!underHeading && isRelease(marker[1]) && compareReleases(/** @type {string} */ (marker[1]), release) > 0) droppingParagraph = true;
       continue;
     }
-    if (!droppingParagraph) kept.push(line);
+    if (droppingParagraph) droppedParagraph = true;
+    else kept.push(line);
   }
+  const text = kept.join("\n");
+  if (!droppedParagraph) return text;
   // A dropped paragraph leaves its blank lines behind: one between paragraphs, none at the end.
-  const text = kept.join("\n").replace(/\n{3,}/g, "\n\n");
-  return description.endsWith("\n") ? `${text.trimEnd()}\n` : text.trimEnd();
+  const joined = text.replace(/\n{3,}/g, "\n\n");
+  return description.endsWith("\n") ? `${joined.trimEnd()}\n` : joined.trimEnd();
 }
 
 /**

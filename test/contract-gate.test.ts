@@ -238,11 +238,14 @@ describe("the frozen-release check", () => {
     await copy.editContract((d) => {
       d.components.schemas.AgentStatus.properties.skills = { type: "string", description: "The agent's skills.", "x-since": "17.06" };
       d.paths["/agents"].get.description += '\n<!-- x-since: "17.06" -->\nA later paragraph.\n';
+      // Listed, but inside a paragraph: it would drop only the paragraph's end.
+      d.paths[BY_ID].get.description += 'A sentence\n<!-- x-since: "17.05" -->\nand its end.\n';
     });
     const gate = await copy.run("contract-gate");
     expect(gate.code, show(gate)).toBe(1);
     expect(gate.stdout).toContain('#/components/schemas/AgentStatus/properties/skills x-since "17.06"');
-    expect(gate.stdout).toContain('#/paths/~1agents/get/description <!-- x-since: "17.06" -->');
+    expect(gate.stdout).toContain('#/paths/~1agents/get/description <!-- x-since: "17.06" --> names no release of info.x-releases');
+    expect(gate.stdout).toContain('#/paths/~1agents~1by-id~1{agent_id}/get/description <!-- x-since: "17.05" --> must begin a paragraph');
     expect(gate.stdout).toContain("contract gate: FAILED: the release views cannot be derived from openapi.yaml");
     expect(gate.stderr).not.toMatch(/\n\s+at /);
     const diff = await copy.run("contract-diff");
