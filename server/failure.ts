@@ -2,8 +2,8 @@ import { getSystemErrorMap, inspect } from "node:util";
 
 /**
  * A step that failed on a file or folder (the data directory, the embedded
- * database's files, a socket): its message says what could not be done,
- * where, and the system's reason, e.g.
+ * database's files, a socket) or on a network address (a listener): its
+ * message says what could not be done, where, and the system's reason, e.g.
  * `cannot open the data directory /srv/agentd: EACCES: permission denied`.
  */
 export class PathFailure extends Error {
@@ -41,7 +41,10 @@ function systemReason(err: unknown, where?: string): string {
   }
   const path = pathOf(err);
   const beside = path !== undefined && path !== where ? ` (${path})` : "";
-  return `${code}: ${systemDescription(code) ?? (err as Error).message}${beside}`;
+  const description = systemDescription(code);
+  // A code libuv does not describe (getaddrinfo's ENOTFOUND) is already in Node's message.
+  if (description === undefined && err instanceof Error && err.message.includes(code)) return `${err.message}${beside}`;
+  return `${code}: ${description ?? (err as Error).message}${beside}`;
 }
 
 function codeOf(err: unknown): string | undefined {

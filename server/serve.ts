@@ -120,8 +120,11 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     if (embedded) {
       admin = await startAdminChannel(adminSocketPath(config.dataDir), (request) => runAdmin(request, { ...opened, configuredSinks: sinks, authUrl: config.authUrl }), logger);
     }
-    if (metrics !== null && config.opsPort !== null) {
-      ops = await startOpsListener(config.opsHost, config.opsPort, { readiness, registry: metrics.registry });
+    const opsPort = config.opsPort;
+    if (metrics !== null && opsPort !== null) {
+      ops = await startOpsListener(config.opsHost, opsPort, { readiness, registry: metrics.registry }).catch((err: unknown) => {
+        throw new PathFailure("listen on", `${hostPort(config.opsHost, opsPort)} (AGENTD_OPS_HOST, AGENTD_OPS_PORT)`, err);
+      });
     }
 
     // The app answers a missing Host itself, with the contract's Error body.
@@ -144,7 +147,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
 
     await new Promise<void>((resolve, reject) => {
       // Named with its variables: an unknown host or a port in use says which setting to change.
-      const failed = (err: Error) => reject(new PathFailure("listen on", `${config.host}:${config.port} (AGENTD_HOST, AGENTD_PORT)`, err));
+      const failed = (err: Error) => reject(new PathFailure("listen on", `${hostPort(config.host, config.port)} (AGENTD_HOST, AGENTD_PORT)`, err));
       server.once("error", failed);
       server.listen(config.port, config.host, () => {
         server.off("error", failed);
@@ -153,10 +156,9 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     });
     const { port } = server.address() as AddressInfo;
 
-    const host = config.host.includes(":") ? `[${config.host}]` : config.host;
     let closing: Promise<void> | undefined;
     return {
-      url: `https://${host}:${port}${BASE_PATH}`,
+      url: `https://${hostPort(config.host, port)}${BASE_PATH}`,
       port,
       certPath: certificate.certPath,
       fingerprint256: certificate.fingerprint256,
@@ -188,6 +190,11 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     await lock?.release();
     throw err;
   }
+}
+
+/** `host:port`, an IPv6 host in brackets. */
+function hostPort(host: string, port: number): string {
+  return `${host.includes(":") ? `[${host}]` : host}:${port}`;
 }
 
 /** One budget for the whole instance: it protects the auth service, not a client. */

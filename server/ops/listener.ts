@@ -5,7 +5,6 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Registry } from "prom-client";
 import type { Readiness } from "./readiness.js";
-import { PathFailure } from "../failure.js";
 
 export interface OpsListener {
   url: string;
@@ -44,10 +43,9 @@ export async function startOpsListener(host: string, port: number, deps: OpsDepe
   server.headersTimeout = 5_000;
   server.requestTimeout = 10_000;
   await new Promise<void>((resolve, reject) => {
-    const failed = (err: Error) => reject(new PathFailure("listen on", `${host}:${port} (AGENTD_OPS_HOST, AGENTD_OPS_PORT)`, err));
-    server.once("error", failed);
+    server.once("error", reject);
     server.listen(port, host, () => {
-      server.off("error", failed);
+      server.off("error", reject);
       resolve();
     });
   });
