@@ -176,7 +176,12 @@ function report<T>(io: CliIo, opts: GlobalOptions, result: AgentdResult<T>, rend
   const details = (result.error.details ?? []).map((d) => `\n  ${d.location} ${terminalSafe(d.path)}: ${terminalSafe(d.message)}`).join("");
   // `not found` is the answer to a path the API does not have (an unknown agent is `no such agent`):
   // most often a URL without the API's base path.
-  const hint = result.status === 404 && result.error.error === "not found" ? `\n  no such path under ${terminalSafe(opts.url)}: does the URL end with the API's base path (…/1.0)?` : "";
+  const basePath = new URL(DEFAULT_URL).pathname;
+  const lacksBasePath = !opts.url.replace(/\/+$/, "").endsWith(basePath);
+  const hint =
+    result.status === 404 && result.error.error === "not found" && lacksBasePath
+      ? `\n  no such path under ${terminalSafe(opts.url)}: does the URL end with the API's base path (…${basePath})?`
+      : "";
   io.err(`error: ${result.status} ${terminalSafe(result.error.error)}${details}${hint}\n`);
   if (opts.json) io.out(json({ status: result.status, ...result.error }));
   return EXIT.apiError;
