@@ -31,6 +31,10 @@ export function ReleaseLinks() {
   };
 }
 
+
+/** The changelog file's line for its maintainers (scripts/lib/changelog.ts writes it), left off the page. */
+export const CHANGELOG_MAINTAINERS_NOTE = "Do not edit by hand.";
+
 /**
  * The changelog file as a section of the page: its title becomes a level-2
  * heading and each release a level-3 one (sidebar entries); the operations
@@ -42,7 +46,7 @@ function changelogSection(markdown) {
   return markdown
     .split("\n")
     // A note to the maintainers of the file, not to the page's readers.
-    .filter((line) => line.trim() !== "Do not edit by hand.")
+    .filter((line) => line.trim() !== CHANGELOG_MAINTAINERS_NOTE)
     .map((line) => {
       const heading = /^(#{1,6}) (.*)$/.exec(line);
       if (heading === null) return line;

@@ -21,7 +21,8 @@ function usage(message: string): never {
 if (process.argv.includes("--help") || process.argv.includes("-h")) {
   console.log(
     `${USAGE}\n\nThe changes between two versions of the contract, grouped by operation, each marked breaking or not.\n` +
-      "Default: the latest published release → the working openapi.yaml. Exits 0 whatever it finds (npm run contract:gate fails).",
+      "Default: the latest published release → the working openapi.yaml. Exits 0 whatever it finds, breaking changes\n" +
+      "included (npm run contract:gate is what fails a build); 2 on bad arguments or a contract Redocly cannot bundle.",
   );
   process.exit(0);
 }

@@ -86,13 +86,14 @@ function describe(change: DiffChange): Change {
   };
 }
 
+/** The version history's own markers, left out of every report: what they mark is reported itself. */
+const VERSION_MARKERS = ["x-since", "x-until", "x-badges"];
+
 /**
  * Groups a diff by operation, breaking changes first. `info` (the version
  * number and the prose of the front page) changes with every release and is
  * left out.
  */
-const VERSION_MARKERS = ["x-since", "x-until", "x-badges"];
-
 export function changeReport(from: string, to: string, report: DiffReport): ChangeReport {
   const groups = new Map<string, Change[]>();
   for (const change of report.changes) {
