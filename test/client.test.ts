@@ -439,27 +439,27 @@ describe("browser path", () => {
   it("bundles for the browser (esbuild, platform browser) without a Node module, and `ca` then says it is Node only", async () => {
     const { build } = await import("esbuild");
     const dir = await mkdtemp(path.join(tmpdir(), "agentd-browser-client-"));
-    const outfile = path.join(dir, "browser-client.mjs");
-    const { metafile } = await build({
-      entryPoints: [path.join(repoRoot, "dist", "client", "index.js")],
-      absWorkingDir: repoRoot,
-      bundle: true,
-      platform: "browser",
-      format: "esm",
-      outfile,
-      metafile: true,
-      logLevel: "silent",
-    });
-    expect(Object.keys(metafile.inputs).sort()).toEqual([
-      "dist/client/errors.js",
-      "dist/client/index.js",
-      "dist/client/node-tls-browser.js",
-      expect.stringMatching(/^node_modules\/openapi-fetch\//),
-    ]);
-    const bundled = (await import(outfile)) as typeof import("../client/index.js");
-    // Refused before any connection: nothing listens on the discard port.
-    const client = bundled.createAgentdClient({ baseUrl: "https://127.0.0.1:9/1.0", token: "t", ca: "server.pem" });
     try {
+      const outfile = path.join(dir, "browser-client.mjs");
+      const { metafile } = await build({
+        entryPoints: [path.join(repoRoot, "dist", "client", "index.js")],
+        absWorkingDir: repoRoot,
+        bundle: true,
+        platform: "browser",
+        format: "esm",
+        outfile,
+        metafile: true,
+        logLevel: "silent",
+      });
+      expect(Object.keys(metafile.inputs).sort()).toEqual([
+        "dist/client/errors.js",
+        "dist/client/index.js",
+        "dist/client/node-tls-browser.js",
+        expect.stringMatching(/^node_modules\/openapi-fetch\//),
+      ]);
+      const bundled = (await import(outfile)) as typeof import("../client/index.js");
+      // Refused before any connection: nothing listens on the discard port.
+      const client = bundled.createAgentdClient({ baseUrl: "https://127.0.0.1:9/1.0", token: "t", ca: "server.pem" });
       await expect(client.getAgentById(7)).rejects.toSatisfy(
         (e: unknown) => e instanceof bundled.AgentdConfigError && /Node only/.test(e.message),
       );

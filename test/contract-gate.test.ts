@@ -90,6 +90,11 @@ const MUST_FAIL: FailingCase[] = [
     prepare: edit((d) => (d.webhooks.agentUnpaused.post["x-amqp"].routingKey = "status.agent.unpaused")),
     finding: /published on the bus changed \(routingKey "status\.agent\.unpause" → "status\.agent\.unpaused"\).*agentd\/extension-contract-changed/,
   },
+  {
+    what: "an event no longer published on the bus (x-amqp removed)",
+    prepare: edit((d) => delete d.webhooks.agentPaused.post["x-amqp"]),
+    finding: /no longer published on the bus.*agentd\/extension-contract-changed/,
+  },
   // Removal done right: marked x-until a new release, so no published release
   // changes and only the breaking-change check can see it.
   {

@@ -206,9 +206,9 @@ describe("the built docs in chromium", () => {
 
   it("says where a token comes from and what the code samples read", async () => {
     const { page } = ready().docs;
+    await page.getByRole("heading", { level: 2, name: "Code samples" }).waitFor({ state: "attached" });
     const text = await page.locator("body").innerText();
     expect(text).toContain("agentd token create --acl <ACL>");
-    await page.getByRole("heading", { level: 2, name: "Code samples" }).waitFor({ state: "attached" });
     expect(text).toContain("AGENTD_URL, the base URL with its version prefix");
     expect(text).toContain("AGENTD_CACERT, the server's certificate when it is self-signed");
   });

@@ -2,6 +2,7 @@
 // inlined, nothing fetched from a CDN): the current contract with its five
 // operations, the version history, links to every published release's page
 // and the changelog, and one page per published release.
+import { readFileSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -72,6 +73,7 @@ describe("npm run docs", () => {
     expect(html).toMatch(/<h2[^>]*>.*Changelog/);
     expect(html).toContain("Authentication became required.");
     // The file's note to its maintainers stays in the file.
+    expect(readFileSync(path.join(repoRoot, "releases", "CHANGELOG.md"), "utf8")).toContain("Do not edit by hand.");
     expect(html).not.toContain("Do not edit by hand");
   });
 

@@ -119,7 +119,11 @@ describe("the relay, in the process", () => {
   it("logs a database outage when it starts, once a minute while it lasts, and when it ends, not at every poll", async () => {
     const database = await freshPglite();
     const db = await database.openMigrated();
-    const receiver = await startWebhookReceiver();
+    const receiver = await startWebhookReceiver().catch(async (err: unknown) => {
+      await db.close();
+      await database.cleanup();
+      throw err;
+    });
     const lines: { msg: string; level: number }[] = [];
     const logger = pino({ level: "info" }, { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string; level: number }) });
     let down = true;

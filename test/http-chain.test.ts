@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Writable } from "node:stream";
 import express from "express";
-import { pino } from "pino";
+import { pino, type Logger } from "pino";
 import { Agent } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TokenVerifier } from "../server/auth/verifier.js";
@@ -52,33 +52,42 @@ async function listen(server: http.Server | https.Server): Promise<number> {
   return (server.address() as AddressInfo).port;
 }
 
+/** createApp over `store` and `verifier`, served over HTTPS on an ephemeral port, as the server serves it. */
+async function serveChain(store: AgentStore, verifier: TokenVerifier, logger: Logger): Promise<{ base: string; dispatcher: Agent; close(): Promise<void> }> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), "agentd-chain-"));
+  const certificate = await loadOrCreateCertificate({ dataDir });
+  const app = createApp({
+    config: { validateResponses: true, bodyLimitBytes: 16 * 1024, rateLimit: null, corsOrigins: [] },
+    store,
+    verifier,
+    logger,
+  });
+  const server = https.createServer(tlsServerOptions(certificate), app);
+  const base = `https://127.0.0.1:${await listen(server)}${BASE_PATH}`;
+  const dispatcher = new Agent({ connect: { ca: certificate.cert } });
+  return {
+    base,
+    dispatcher,
+    async close() {
+      await dispatcher.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
 describe("createApp over a failing token check, served over HTTPS", () => {
-  let dataDir: string;
-  let server: https.Server;
-  let dispatcher: Agent;
-  let base: string;
+  let chain: Awaited<ReturnType<typeof serveChain>>;
   let thrown: () => unknown;
   const { logger, lines } = capturedLogger();
 
   beforeAll(async () => {
-    dataDir = await mkdtemp(path.join(tmpdir(), "agentd-chain-auth-"));
-    const certificate = await loadOrCreateCertificate({ dataDir });
-    const app = createApp({
-      config: { validateResponses: true, bodyLimitBytes: 16 * 1024, rateLimit: null, corsOrigins: [] },
-      store: failingStore(() => new Error("the store is never reached")),
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what the verifier throws is what is tested
-      verifier: { verify: () => Promise.reject(thrown()) },
-      logger,
-    });
-    server = https.createServer(tlsServerOptions(certificate), app);
-    base = `https://127.0.0.1:${await listen(server)}${BASE_PATH}`;
-    dispatcher = new Agent({ connect: { ca: certificate.cert } });
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what the verifier throws is what is tested
+    chain = await serveChain(failingStore(() => new Error("the store is never reached")), { verify: () => Promise.reject(thrown()) }, logger);
   });
   afterAll(async () => {
-    await dispatcher?.close();
-    server?.closeAllConnections();
-    await new Promise((resolve) => server?.close(resolve));
-    await rm(dataDir, { recursive: true, force: true });
+    await chain?.close();
   });
 
   // Besides the access log's own line for the request ("request failed").
@@ -89,7 +98,7 @@ describe("createApp over a failing token check, served over HTTPS", () => {
   it("a database outage during the check answers 503 and logs one warning with the cause", async () => {
     thrown = () => new DatabaseUnavailableError("connect ECONNREFUSED 127.0.0.1:5432");
     lines.length = 0;
-    const answer = await callHttps(dispatcher, "GET", `${base}/agents`, { token: "any" });
+    const answer = await callHttps(chain.dispatcher, "GET", `${chain.base}/agents`, { token: "any" });
     expect(answer.status).toBe(503);
     expect(answer.json).toEqual({ error: "database unavailable" });
     expect(failureLines(), JSON.stringify(lines)).toEqual([expect.objectContaining({ level: 40, msg: "token check failed", reqId: answer.headers["x-request-id"] })]);
@@ -98,7 +107,7 @@ describe("createApp over a failing token check, served over HTTPS", () => {
   it("a bug in the check answers 500 and logs one error with the cause", async () => {
     thrown = () => new Error("verifier bug");
     lines.length = 0;
-    const answer = await callHttps(dispatcher, "GET", `${base}/agents`, { token: "any" });
+    const answer = await callHttps(chain.dispatcher, "GET", `${chain.base}/agents`, { token: "any" });
     expect(answer.status).toBe(500);
     expect(answer.json).toEqual({ error: "server error" });
     const logged = failureLines();
@@ -108,35 +117,19 @@ describe("createApp over a failing token check, served over HTTPS", () => {
 });
 
 describe("createApp over a failing store, served over HTTPS", () => {
-  let dataDir: string;
-  let server: https.Server;
-  let dispatcher: Agent;
-  let base: string;
+  let chain: Awaited<ReturnType<typeof serveChain>>;
   let thrown: () => unknown;
   const { logger, lines } = capturedLogger();
 
   beforeAll(async () => {
-    dataDir = await mkdtemp(path.join(tmpdir(), "agentd-chain-"));
-    const certificate = await loadOrCreateCertificate({ dataDir });
-    const app = createApp({
-      config: { validateResponses: true, bodyLimitBytes: 16 * 1024, rateLimit: null, corsOrigins: [] },
-      store: failingStore(() => thrown()),
-      verifier: allowAll,
-      logger,
-    });
-    server = https.createServer(tlsServerOptions(certificate), app);
-    base = `https://127.0.0.1:${await listen(server)}${BASE_PATH}`;
-    dispatcher = new Agent({ connect: { ca: certificate.cert } });
+    chain = await serveChain(failingStore(() => thrown()), allowAll, logger);
   });
   afterAll(async () => {
-    await dispatcher?.close();
-    server?.closeAllConnections();
-    await new Promise((resolve) => server?.close(resolve));
-    await rm(dataDir, { recursive: true, force: true });
+    await chain?.close();
   });
 
   const call = (method: string, route: string, body?: unknown): Promise<Answer> =>
-    callHttps(dispatcher, method, base + route, { token: "any", ...(body === undefined ? {} : { body }) });
+    callHttps(chain.dispatcher, method, chain.base + route, { token: "any", ...(body === undefined ? {} : { body }) });
 
   it.each([
     ["GET", "/agents", undefined],

@@ -115,6 +115,10 @@ describe("the curl samples in bash, zsh and sh", () => {
 
   const curlSamples = readdirSync(path.join(samplesDir, "curl")).map((file) => file.replace(/\.sh$/, ""));
 
+  it("has curl samples to check", () => {
+    expect(curlSamples.length).toBeGreaterThan(0);
+  });
+
   it.each(curlSamples)("%s hands curl the same arguments in each", async (operationId) => {
     for (const cacert of ["/etc/agentd/my ca.pem", undefined]) {
       const bash = await argv("bash", operationId, cacert);
