@@ -5,11 +5,14 @@
 //                                 page and showing the changelog;
 //   docs/releases/<release>.html  each published release (apis entry agentd@<release>).
 // Every page carries the same release switcher; a release page older than
-// the latest release says so and links the current page.
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+// the latest release says so and links the current page. Each page is built
+// from its view as bundled, with the state rules as prose
+// (lib/state-rules-prose.ts).
+import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { frozenReleases, projectRoot, releaseAlias } from "./lib/project.js";
-import { redocly } from "./lib/redocly.js";
+import { apiEntry, frozenReleases, projectRoot, releaseAlias } from "./lib/project.js";
+import { bundleInto, readJson, redocly, withScratch } from "./lib/redocly.js";
+import { stateRulesAsProse } from "./lib/state-rules-prose.js";
 
 interface Page {
   alias: string;
@@ -78,10 +81,23 @@ async function withLocalLogos(file: string): Promise<void> {
 
 await mkdir(path.join(projectRoot, "docs", "releases"), { recursive: true });
 
-async function build(page: Page): Promise<void> {
+/** The page's view, as its apis entry bundles it, with the state rules as prose (lib/state-rules-prose.ts): the file the page is built from. */
+async function pageDocument(page: Page, scratch: string): Promise<string> {
+  const entry = apiEntry(page.alias);
+  // A folder per page: two pages are built at once.
+  const dir = await mkdtemp(path.join(scratch, "page-"));
+  const bundled = await bundleInto(dir, { [page.alias]: { root: path.resolve(projectRoot, entry.root), decorators: entry.decorators } });
+  const document = await readJson(bundled[page.alias]!);
+  stateRulesAsProse(document);
+  const file = path.join(dir, "page.json");
+  await writeFile(file, JSON.stringify(document));
+  return file;
+}
+
+async function build(page: Page, scratch: string): Promise<void> {
   const outcome = await redocly([
     "build-docs",
-    page.alias,
+    await pageDocument(page, scratch),
     "--inlineBundle",
     "--title",
     page.title,
@@ -96,8 +112,10 @@ async function build(page: Page): Promise<void> {
 
 // Two at a time: each build is a Redocly process of its own.
 const queue = [...pages];
-await Promise.all(
-  [0, 1].map(async () => {
-    for (let page = queue.shift(); page !== undefined; page = queue.shift()) await build(page);
-  }),
+await withScratch((scratch) =>
+  Promise.all(
+    [0, 1].map(async () => {
+      for (let page = queue.shift(); page !== undefined; page = queue.shift()) await build(page, scratch);
+    }),
+  ),
 );

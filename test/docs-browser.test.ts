@@ -204,6 +204,22 @@ describe("the built docs in chromium", () => {
     await label.waitFor({ state: "hidden" });
   });
 
+  // Redoc draws an allOf of if/then rules as "One of: case 1 / case 2" tabs,
+  // the first showing fields as fixed values; the docs leave the rules to prose.
+  it("shows an agent status as one object, its state rules as prose, not as cases of fixed values", async () => {
+    const { page } = ready().docs;
+    await page.getByRole("link", { name: "agents", exact: true }).click();
+    await page.getByRole("link", { name: /^Get an agent by number\b/ }).click();
+    const section = page.locator('[id="agents/getagentbynumber"]');
+    await section.waitFor({ state: "visible", timeout: 20_000 });
+    await expect.poll(() => section.innerText()).toContain("paused_reason");
+    const text = await section.innerText();
+    expect(text).not.toMatch(/case 1/i);
+    // Each rule is said where the reader looks, in its fields' descriptions.
+    expect(text).toContain("always false when not logged in");
+    expect(text).toContain("null when not logged in");
+  });
+
   it("says where a token comes from and what the code samples read", async () => {
     const { page } = ready().docs;
     await page.getByRole("heading", { level: 2, name: "Code samples" }).waitFor({ state: "attached" });
