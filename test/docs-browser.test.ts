@@ -222,11 +222,13 @@ describe("the built docs in chromium", () => {
 
   it("says where a token comes from and what the code samples read", async () => {
     const { page } = ready().docs;
-    await page.getByRole("heading", { level: 2, name: "Code samples" }).waitFor({ state: "attached" });
-    const text = await page.locator("body").innerText();
-    expect(text).toContain("agentd token create --acl <ACL>");
-    expect(text).toContain("AGENTD_URL, the base URL with its version prefix");
-    expect(text).toContain("AGENTD_CACERT, the server's certificate when it is self-signed");
+    // Redoc renders the sections near where the page is: go to each first (an earlier test may have left it elsewhere).
+    const bodyText = () => page.locator("body").innerText();
+    await page.getByRole("heading", { level: 2, name: "Authentication" }).first().scrollIntoViewIfNeeded();
+    await expect.poll(bodyText).toContain("agentd token create --acl <ACL>");
+    await page.getByRole("heading", { level: 2, name: "Code samples" }).scrollIntoViewIfNeeded();
+    await expect.poll(bodyText).toContain("AGENTD_URL, the base URL with its version prefix");
+    await expect.poll(bodyText).toContain("AGENTD_CACERT, the server's certificate when it is self-signed");
   });
 
   it("renders the changelog, with the breaking change of 15.19", async () => {
