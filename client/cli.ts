@@ -12,6 +12,8 @@ import {
 import { terminalSafe, terminalSafeJson } from "./terminal-text.js";
 
 export const DEFAULT_URL = "https://localhost:9493/1.0";
+/** The API's base path, as the default URL ends with it. */
+const BASE_PATH = new URL(DEFAULT_URL).pathname;
 
 /** Exit codes: the CLI's contract with scripts. */
 export const EXIT = { ok: 0, apiError: 1, usage: 2 } as const;
@@ -176,11 +178,10 @@ function report<T>(io: CliIo, opts: GlobalOptions, result: AgentdResult<T>, rend
   const details = (result.error.details ?? []).map((d) => `\n  ${d.location} ${terminalSafe(d.path)}: ${terminalSafe(d.message)}`).join("");
   // `not found` is the answer to a path the API does not have (an unknown agent is `no such agent`):
   // most often a URL without the API's base path.
-  const basePath = new URL(DEFAULT_URL).pathname;
-  const lacksBasePath = !opts.url.replace(/\/+$/, "").endsWith(basePath);
+  const lacksBasePath = !opts.url.replace(/\/+$/, "").endsWith(BASE_PATH);
   const hint =
     result.status === 404 && result.error.error === "not found" && lacksBasePath
-      ? `\n  no such path under ${terminalSafe(opts.url)}: does the URL end with the API's base path (…${basePath})?`
+      ? `\n  no such path under ${terminalSafe(opts.url)}: does the URL end with the API's base path (…${BASE_PATH})?`
       : "";
   io.err(`error: ${result.status} ${terminalSafe(result.error.error)}${details}${hint}\n`);
   if (opts.json) io.out(json({ status: result.status, ...result.error }));

@@ -10,6 +10,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import express, { type RequestHandler } from "express";
+import { hostPort } from "../server/host-port.js";
 import { ERROR_IDS, toProblem, type ErrorBody } from "../server/http/errors.js";
 
 export const MAX_DELAY_MS = 10_000;
@@ -85,7 +86,7 @@ function parseJsonThenForward(parser: JsonParser, req: http.IncomingMessage, res
   parser.parse(req as never, res as never, (err?: unknown) => {
     if (err !== undefined) {
       const problem = toProblem(err);
-      answer(res, problem.status, problem.details ? { error: problem.error, details: problem.details } : { error: problem.error });
+      answer(res, problem.status, problem.body());
       return;
     }
     forward(req, res, prism, prefer, parser.bodies.get(req));
@@ -168,9 +169,8 @@ export async function startFrontDoor(options: FrontDoorOptions): Promise<FrontDo
     server.listen(options.port, options.host, resolve);
   });
   const { port } = server.address() as AddressInfo;
-  const host = options.host.includes(":") ? `[${options.host}]` : options.host;
   return {
-    url: `http://${host}:${port}`,
+    url: `http://${hostPort(options.host, port)}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

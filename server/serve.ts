@@ -21,6 +21,7 @@ import { sinkNames } from "./events/sink.js";
 import type { Relay } from "./events/relay.js";
 import { loadOrCreateCertificate, tlsServerOptions } from "./tls/certificate.js";
 import { PathFailure } from "./failure.js";
+import { hostPort } from "./host-port.js";
 
 export interface RunningServer {
   /** e.g. https://127.0.0.1:9493/1.0 */
@@ -190,11 +191,6 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     await lock?.release();
     throw err;
   }
-}
-
-/** `host:port`, an IPv6 host in brackets. */
-function hostPort(host: string, port: number): string {
-  return `${host.includes(":") ? `[${host}]` : host}:${port}`;
 }
 
 /** One budget for the whole instance: it protects the auth service, not a client. */

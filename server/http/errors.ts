@@ -26,6 +26,11 @@ export class HttpProblem extends Error {
     super(error);
     this.name = "HttpProblem";
   }
+
+  /** The contract's `Error` body of this problem. */
+  body(): ErrorBody {
+    return this.details ? { error: this.error, details: this.details } : { error: this.error };
+  }
 }
 
 /** The stable identifier clients see for each status we produce. */
@@ -163,11 +168,10 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       res.destroy();
       return;
     }
-    const body: ErrorBody = problem.details ? { error: problem.error, details: problem.details } : { error: problem.error };
     res.status(problem.status);
     if (problem.status === 401) res.set(TOKEN_CHALLENGE);
     if (problem.headers) res.set(problem.headers);
-    res.json(body);
+    res.json(problem.body());
   };
 }
 

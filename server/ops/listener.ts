@@ -5,6 +5,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Registry } from "prom-client";
 import type { Readiness } from "./readiness.js";
+import { hostPort } from "../host-port.js";
 
 export interface OpsListener {
   url: string;
@@ -50,9 +51,8 @@ export async function startOpsListener(host: string, port: number, deps: OpsDepe
     });
   });
   const { port: bound } = server.address() as AddressInfo;
-  const shownHost = host.includes(":") ? `[${host}]` : host;
   return {
-    url: `http://${shownHost}:${bound}`,
+    url: `http://${hostPort(host, bound)}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
