@@ -5,9 +5,7 @@
 // schemas and their constraints, security, servers, responses, the names and
 // shapes of examples, and extensions such as x-required-acl. Fixing a typo
 // therefore changes no release.
-
-/** @param {unknown} value @returns {value is Record<string, unknown>} */
-const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
+import { isObject } from "./release-view.js";
 
 /**
  * Example values keep their structure and types; their text is wording.

@@ -31,7 +31,6 @@ export function ReleaseLinks() {
   };
 }
 
-
 /** The changelog file's line for its maintainers (scripts/lib/changelog.ts writes it), left off the page. */
 export const CHANGELOG_MAINTAINERS_NOTE = "Do not edit by hand.";
 

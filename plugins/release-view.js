@@ -34,7 +34,28 @@ import { compareReleases, isRelease, listedReleases, presentIn } from "./release
 /** @typedef {Record<string, unknown>} Node */
 
 /** @param {unknown} value @returns {value is Node} */
-const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
+export const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
+
+/** A Markdown heading line; its `#`s are the first group. */
+const HEADING = /^(#{1,6})\s/;
+
+/**
+ * Calls `visit` on every object under `node` (itself included), parents
+ * before children, with its JSON pointer. Example payloads are data, not
+ * contract elements: they are not entered.
+ * @param {unknown} node
+ * @param {string} pointer
+ * @param {(node: Node, pointer: string) => void} visit
+ */
+function forEachElement(node, pointer, visit) {
+  if (Array.isArray(node)) return node.forEach((item, index) => forEachElement(item, `${pointer}/${index}`, visit));
+  if (!isObject(node)) return;
+  visit(node, pointer);
+  for (const [key, child] of Object.entries(node)) {
+    if (key === "value" && pointer.startsWith("#/components/examples/")) continue;
+    forEachElement(child, `${pointer}/${escape(key)}`, visit);
+  }
+}
 
 /** @param {string} segment */
 const escape = (segment) => segment.replace(/~/g, "~0").replace(/\//g, "~1");
@@ -58,7 +79,7 @@ export function ReleaseView(options = {}) {
         }
         // A marker naming no listed release would silently drop its element
         // from every view (and the gate and the diff would not see it).
-        const unlisted = unlistedMarkers(root, "#", releases);
+        const unlisted = unlistedMarkers(root, releases);
         if (unlisted.length > 0) {
           throw new Error(`agentd/release-view: markers that name no release of info.x-releases (${releases.join(", ")}): ${unlisted.join("; ")}`);
         }
@@ -69,27 +90,23 @@ export function ReleaseView(options = {}) {
 }
 
 /**
- * Every `x-since` or `x-until` under `node` whose value is not one of `releases`, as `pointer x-since "17.06"`.
- * @param {unknown} node
- * @param {string} pointer
+ * Every `x-since` or `x-until` under `root` whose value is not one of
+ * `releases`, and every marker line of a description that is wrong
+ * (descriptionMarkerProblems), each as `pointer what`.
+ * @param {Node} root
  * @param {string[]} releases
  * @returns {string[]}
  */
-function unlistedMarkers(node, pointer, releases) {
-  if (Array.isArray(node)) return node.flatMap((item, index) => unlistedMarkers(item, `${pointer}/${index}`, releases));
-  if (!isObject(node)) return [];
+function unlistedMarkers(root, releases) {
   /** @type {string[]} */
   const found = [];
-  for (const marker of ["x-since", "x-until"]) {
-    const value = node[marker];
-    if (marker in node && !(typeof value === "string" && releases.includes(value))) found.push(`${pointer} ${marker} ${JSON.stringify(value)}`);
-  }
-  if (typeof node.description === "string") found.push(...descriptionMarkerProblems(node.description, releases).map((problem) => `${pointer}/description ${problem}`));
-  for (const [key, child] of Object.entries(node)) {
-    // Example payloads are data, not contract elements.
-    if (key === "value" && pointer.startsWith("#/components/examples/")) continue;
-    found.push(...unlistedMarkers(child, `${pointer}/${escape(key)}`, releases));
-  }
+  forEachElement(root, "#", (node, pointer) => {
+    for (const marker of ["x-since", "x-until"]) {
+      const value = node[marker];
+      if (marker in node && !(typeof value === "string" && releases.includes(value))) found.push(`${pointer} ${marker} ${JSON.stringify(value)}`);
+    }
+    if (typeof node.description === "string") found.push(...descriptionMarkerProblems(node.description, releases).map((problem) => `${pointer}/description ${problem}`));
+  });
   return found;
 }
 
@@ -111,7 +128,7 @@ export function descriptionMarkerProblems(description, releases) {
     if (marker === null) return;
     const previous = lines[index - 1];
     if (!releases.includes(/** @type {string} */ (marker[1]))) problems.push(`${line.trim()} names no release of info.x-releases`);
-    else if (previous !== undefined && previous.trim() !== "" && !/^#{1,6}\s/.test(previous)) problems.push(`${line.trim()} must begin a paragraph (a blank line before it) or follow a heading`);
+    else if (previous !== undefined && previous.trim() !== "" && !HEADING.test(previous)) problems.push(`${line.trim()} must begin a paragraph (a blank line before it) or follow a heading`);
   });
   return problems;
 }
@@ -140,14 +157,14 @@ function deriveView(root, release, releases) {
     else schema.required = kept;
   }
   pruneExamples(root, lostProperties);
-  markIntroductions(root, "#", releases[0]);
+  markIntroductions(root, releases[0]);
 
   // An object: listedReleases read info.x-releases from it.
   const info = /** @type {Node} */ (root.info);
   info.version = release;
   info["x-releases"] = releases.filter((r) => compareReleases(r, release) <= 0);
   if (typeof info.description === "string") info.description = historyUpTo(info.description, release);
-  descriptionsUpTo(root, "#", release);
+  descriptionsUpTo(root, release);
 }
 
 /**
@@ -337,27 +354,21 @@ function prune(root, value, schemaNode, lostProperties) {
  * Operations get a badge naming the release that introduced them (the
  * baseline when unmarked); any other element marked `x-since` says it in
  * its description.
- * @param {unknown} node
- * @param {string} pointer
+ * @param {Node} root
  * @param {string} baseline
  */
-function markIntroductions(node, pointer, baseline) {
-  if (Array.isArray(node)) return node.forEach((item, index) => markIntroductions(item, `${pointer}/${index}`, baseline));
-  if (!isObject(node)) return;
-  const since = node["x-since"];
-  if (/^#\/paths\/[^/]+\/(get|put|post|delete|patch|head|options|trace)$/.test(pointer)) {
-    node["x-badges"] = [{ name: `Since ${typeof since === "string" ? since : baseline}` }];
-  } else if (typeof since === "string") {
-    const note = `Since release ${since}.`;
-    // Once only: a frozen release, already a view, may be seen through it again (contract:diff --from <file>).
-    if (typeof node.description !== "string") node.description = note;
-    else if (!node.description.trimEnd().endsWith(note)) node.description = `${node.description.trimEnd()}\n\n${note}`;
-  }
-  for (const [key, child] of Object.entries(node)) {
-    // Example payloads are data, not contract elements.
-    if (key === "value" && pointer.startsWith("#/components/examples/")) continue;
-    markIntroductions(child, `${pointer}/${escape(key)}`, baseline);
-  }
+function markIntroductions(root, baseline) {
+  forEachElement(root, "#", (node, pointer) => {
+    const since = node["x-since"];
+    if (/^#\/paths\/[^/]+\/(get|put|post|delete|patch|head|options|trace)$/.test(pointer)) {
+      node["x-badges"] = [{ name: `Since ${typeof since === "string" ? since : baseline}` }];
+    } else if (typeof since === "string") {
+      const note = `Since release ${since}.`;
+      // Once only: a frozen release, already a view, may be seen through it again (contract:diff --from <file>).
+      if (typeof node.description !== "string") node.description = note;
+      else if (!node.description.trimEnd().endsWith(note)) node.description = `${node.description.trimEnd()}\n\n${note}`;
+    }
+  });
 }
 
 /**
@@ -397,7 +408,7 @@ function sectionsUpTo(description, release) {
   let droppedParagraph = false;
   for (let i = 0; i < lines.length; i++) {
     const line = /** @type {string} */ (lines[i]);
-    const heading = /^(#{1,6})\s/.exec(line);
+    const heading = HEADING.exec(line);
     if (heading !== null) {
       droppingParagraph = false;
       const level = /** @type {string} */ (heading[1]).length;
@@ -414,7 +425,7 @@ function sectionsUpTo(description, release) {
     const marker = SECTION_MARKER.exec(line);
     if (marker !== null) {
       // Right under a heading it marks the section (above); anywhere else, the paragraph it begins.
-      const underHeading = /^#{1,6}\s/.test(lines[i - 1] ?? "");
+      const underHeading = HEADING.test(lines[i - 1] ?? "");
       if (!underHeading && isRelease(marker[1]) && compareReleases(/** @type {string} */ (marker[1]), release) > 0) droppingParagraph = true;
       continue;
     }
@@ -429,21 +440,15 @@ function sectionsUpTo(description, release) {
 }
 
 /**
- * Every description under `node` seen by sectionsUpTo: a paragraph of an
+ * Every description under `root` seen by sectionsUpTo: a paragraph of an
  * operation's or a response's description can be marked too.
- * @param {unknown} node
- * @param {string} pointer
+ * @param {Node} root
  * @param {string} release
  */
-function descriptionsUpTo(node, pointer, release) {
-  if (Array.isArray(node)) return node.forEach((item, index) => descriptionsUpTo(item, `${pointer}/${index}`, release));
-  if (!isObject(node)) return;
-  if (typeof node.description === "string") node.description = sectionsUpTo(node.description, release);
-  for (const [key, child] of Object.entries(node)) {
-    // Example payloads are data, not contract elements.
-    if (key === "value" && pointer.startsWith("#/components/examples/")) continue;
-    descriptionsUpTo(child, `${pointer}/${escape(key)}`, release);
-  }
+function descriptionsUpTo(root, release) {
+  forEachElement(root, "#", (node) => {
+    if (typeof node.description === "string") node.description = sectionsUpTo(node.description, release);
+  });
 }
 
 /**

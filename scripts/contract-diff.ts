@@ -18,20 +18,21 @@ function usage(message: string): never {
   process.exit(2);
 }
 
-if (process.argv.includes("--help") || process.argv.includes("-h")) {
+let values: { from?: string; to?: string; format?: string; help?: boolean };
+try {
+  ({ values } = parseArgs({
+    options: { from: { type: "string" }, to: { type: "string" }, format: { type: "string", default: "markdown" }, help: { type: "boolean", short: "h" } },
+  }));
+} catch (error) {
+  usage((error as Error).message);
+}
+if (values.help) {
   console.log(
     `${USAGE}\n\nThe changes between two versions of the contract, grouped by operation, each marked breaking or not.\n` +
       "Default: the latest published release → the working openapi.yaml. Exits 0 whatever it finds, breaking changes\n" +
       "included (npm run contract:gate is what fails a build); 2 on bad arguments or a contract Redocly cannot bundle.",
   );
   process.exit(0);
-}
-
-let values: { from?: string; to?: string; format?: string };
-try {
-  ({ values } = parseArgs({ options: { from: { type: "string" }, to: { type: "string" }, format: { type: "string", default: "markdown" } } }));
-} catch (error) {
-  usage((error as Error).message);
 }
 if (values.format !== "markdown" && values.format !== "json") usage(`unknown format ${String(values.format)}`);
 

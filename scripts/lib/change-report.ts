@@ -98,7 +98,6 @@ export function changeReport(from: string, to: string, report: DiffReport): Chan
   const groups = new Map<string, Change[]>();
   for (const change of report.changes) {
     if (/^#\/info(\/|$)/.test(change.path)) continue;
-    // The version history's own markers: what they mark is reported itself.
     if (change.property !== undefined && VERSION_MARKERS.includes(change.property)) continue;
     const { operation } = locate(change.path);
     groups.set(operation, [...(groups.get(operation) ?? []), describe(change)]);

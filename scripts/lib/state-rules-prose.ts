@@ -6,9 +6,9 @@
 // already say each rule where a reader looks. The contract itself, and every
 // release view the gate compares, keep the rules as they are.
 
-type Node = Record<string, unknown>;
+import { isObject } from "../../plugins/release-view.js";
 
-const isObject = (value: unknown): value is Node => value !== null && typeof value === "object" && !Array.isArray(value);
+type Node = Record<string, unknown>;
 
 /** Whether `member` of an `allOf` is a state rule: an `if` with its `then`, and a description saying it. */
 function isRule(member: unknown): member is Node & { description: string } {
@@ -23,6 +23,6 @@ export function stateRulesAsProse(document: Node): void {
     const rules = (schema.allOf as { description: string }[]).map((rule) => `- ${rule.description}`);
     delete schema.allOf;
     const description = typeof schema.description === "string" ? `${schema.description.trimEnd()}\n\n` : "";
-    schema.description = `${description}State rules (checked by the server and the mocks):\n\n${rules.join("\n")}\n`;
+    schema.description = `${description}State rules:\n\n${rules.join("\n")}\n`;
   }
 }
