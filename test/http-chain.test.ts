@@ -95,24 +95,18 @@ describe("createApp over a failing token check, served over HTTPS", () => {
 
   // One line per failure, where its cause is known, not a second one quoting
   // the validator's own 401 with its stack.
-  it("a database outage during the check answers 503 and logs one warning with the cause", async () => {
-    thrown = () => new DatabaseUnavailableError("connect ECONNREFUSED 127.0.0.1:5432");
+  it.each([
+    ["a database outage during the check answers 503 and logs one warning", () => new DatabaseUnavailableError("connect ECONNREFUSED 127.0.0.1:5432"), 503, "database unavailable", 40, "ECONNREFUSED"],
+    ["a bug in the check answers 500 and logs one error", () => new Error("verifier bug"), 500, "server error", 50, "verifier bug"],
+  ] as const)("%s, with the cause", async (_what, error, status, id, level, cause) => {
+    thrown = error;
     lines.length = 0;
     const answer = await callHttps(chain.dispatcher, "GET", `${chain.base}/agents`, { token: "any" });
-    expect(answer.status).toBe(503);
-    expect(answer.json).toEqual({ error: "database unavailable" });
-    expect(failureLines(), JSON.stringify(lines)).toEqual([expect.objectContaining({ level: 40, msg: "token check failed", reqId: answer.headers["x-request-id"] })]);
-  });
-
-  it("a bug in the check answers 500 and logs one error with the cause", async () => {
-    thrown = () => new Error("verifier bug");
-    lines.length = 0;
-    const answer = await callHttps(chain.dispatcher, "GET", `${chain.base}/agents`, { token: "any" });
-    expect(answer.status).toBe(500);
-    expect(answer.json).toEqual({ error: "server error" });
+    expect(answer.status).toBe(status);
+    expect(answer.json).toEqual({ error: id });
     const logged = failureLines();
-    expect(logged, JSON.stringify(lines)).toEqual([expect.objectContaining({ level: 50, msg: "token check failed", reqId: answer.headers["x-request-id"] })]);
-    expect(JSON.stringify(logged[0])).toContain("verifier bug");
+    expect(logged, JSON.stringify(lines)).toEqual([expect.objectContaining({ level, msg: "token check failed", reqId: answer.headers["x-request-id"] })]);
+    expect(JSON.stringify(logged[0])).toContain(cause);
   });
 });
 
