@@ -39,7 +39,7 @@ import { GROWTH_SIZES, runGrowth } from "./growth.js";
 import { growthReport } from "./growth-report.js";
 import { choosePinning, cpuSeconds, memory, request, runDrive, runToEnd, spawnOn, stop, waitFor } from "./processes.js";
 import { median } from "./stats.js";
-import { report, type CellResult, type MemoryRow, type RunInfo } from "./report.js";
+import { report, type CellResult, type ColdStartRun, type MemoryRow, type RunInfo } from "./report.js";
 import { agentdBin, serverEnv, spawnServer, targetSpecs, type BenchContext, type RunningTarget, type TargetSpec } from "./systems-under-test.js";
 
 const repo = repoRoot;
@@ -127,26 +127,26 @@ async function verify(spec: TargetSpec, target: RunningTarget, ca: string, refer
   }
 }
 
-interface ColdStarts {
-  /** `agentd serve`, process spawn to its first 200. */
-  serverMs: number[];
-  /** bench/targets/pglite-alone.js on the same data directory, process spawn to its first query answered. */
-  pgliteMs: number[];
-  /** PGlite alone's resident memory once it answered: PGlite's own share of the server's. */
-  pgliteMemory: { rssMiB: number; peakMiB: number } | null;
-}
-
 /**
  * Cold starts on an existing data directory, the server and PGlite alone in
- * turns, on the same core as every target: the server's start against the
- * embedded database's own, measured alike in the same run.
+ * turns, on `core` (null: every core): the server's start against the
+ * embedded database's own, measured alike in the same run. PGlite alone's
+ * resident memory once it answered comes with them: PGlite's own share of
+ * the server's.
  */
-async function coldStarts(ctx: BenchContext, dataDir: string, count: number, ca: string): Promise<ColdStarts> {
-  const result: ColdStarts = { serverMs: [], pgliteMs: [], pgliteMemory: null };
+async function coldStarts(
+  ctx: BenchContext,
+  core: number | null,
+  dataDir: string,
+  count: number,
+  ca: string,
+): Promise<{ serverMs: number[]; pgliteMs: number[]; pgliteMemory: { rssMiB: number; peakMiB: number } | null }> {
+  const on = { ...ctx, core };
+  const result: Awaited<ReturnType<typeof coldStarts>> = { serverMs: [], pgliteMs: [], pgliteMemory: null };
   for (let i = 0; i < count; i++) {
     const port = await freePort();
     const started = performance.now();
-    const child = spawnServer(ctx, { AGENTD_DATA_DIR: dataDir, AGENTD_PORT: String(port) }, "cold-start.log");
+    const child = spawnServer(on, { AGENTD_DATA_DIR: dataDir, AGENTD_PORT: String(port) }, "cold-start.log");
     try {
       await waitFor(`https://127.0.0.1:${port}${BASE_PATH}${OPERATIONS.byNumber.path}`, {
         status: 200,
@@ -160,7 +160,7 @@ async function coldStarts(ctx: BenchContext, dataDir: string, count: number, ca:
     } finally {
       await stop(child);
     }
-    const alone = await pgliteAlone(ctx, dataDir);
+    const alone = await pgliteAlone(on, dataDir);
     result.pgliteMs.push(alone.ms);
     // The last reading there is; none leaves the row out of the memory table.
     if (alone.memory !== null) result.pgliteMemory = alone.memory;
@@ -250,11 +250,22 @@ async function mainTable(): Promise<{ info: RunInfo; cells: CellResult[] }> {
       ctx.publishedValidator = published.dir;
     }
 
-    // Cold start first, while nothing else runs: process start to the first 200 on an existing data dir.
-    let cold: ColdStarts = { serverMs: [], pgliteMs: [], pgliteMemory: null };
+    // Cold start first, while nothing else runs: process start to the first
+    // 200 on an existing data dir. On the targets' one core, and on every
+    // core: the server opens its database in a thread of its own beside the
+    // rest of its start, which only more than one core lets run at once.
+    const coldStartRuns: ColdStartRun[] = [];
+    let pgliteAloneMemory: { rssMiB: number; peakMiB: number } | null = null;
     if (specs.some((s) => s.key === "server")) {
-      cold = await coldStarts(ctx, pgliteDir, settings.coldStarts, cert.cert);
-      log(`cold start: server ${cold.serverMs.map((t) => t.toFixed(0)).join(", ")} ms; PGlite alone ${cold.pgliteMs.map((t) => t.toFixed(0)).join(", ")} ms`);
+      const placements: [string, number | null][] = pinning.target === null
+        ? [[`every core (${os.availableParallelism()}, unpinned)`, null]]
+        : [[`one core (core ${pinning.target})`, pinning.target], [`every core (${os.availableParallelism()}, unpinned)`, null]];
+      for (const [cores, core] of placements) {
+        const cold = await coldStarts(ctx, core, pgliteDir, settings.coldStarts, cert.cert);
+        coldStartRuns.push({ cores, serverMs: cold.serverMs, pgliteMs: cold.pgliteMs });
+        pgliteAloneMemory ??= cold.pgliteMemory;
+        log(`cold start on ${cores}: server ${cold.serverMs.map((t) => t.toFixed(0)).join(", ")} ms; PGlite alone ${cold.pgliteMs.map((t) => t.toFixed(0)).join(", ")} ms`);
+      }
     }
 
     if (flags["cpu-prof"]) {
@@ -352,11 +363,8 @@ async function mainTable(): Promise<{ info: RunInfo; cells: CellResult[] }> {
       pinning: pinning.target === null ? "none (taskset unavailable or a single core)" : `targets on core ${pinning.target}, autocannon on core ${pinning.load} (taskset)`,
       ...settings,
       serverStdout,
-      coldStartsMs: cold.serverMs,
-      coldStartMs: median(cold.serverMs),
-      pgliteStartsMs: cold.pgliteMs,
-      pgliteStartMs: median(cold.pgliteMs),
-      pgliteAloneMemory: cold.pgliteMemory,
+      coldStartRuns,
+      pgliteAloneMemory,
       memory: memoryRows,
       loadAverage: [loadBefore, loadAfter],
       notes,

@@ -33,7 +33,12 @@ const external = [
 // A fresh folder: chunk names carry hashes, and old chunks would ship too.
 await rm(outdir, { recursive: true, force: true });
 const { metafile } = await build({
-  entryPoints: { agentd: path.join(repoRoot, "server", "cli", "agentd.ts"), agentctl: path.join(repoRoot, "client", "agentctl.ts") },
+  entryPoints: {
+    agentd: path.join(repoRoot, "server", "cli", "agentd.ts"),
+    agentctl: path.join(repoRoot, "client", "agentctl.ts"),
+    // The embedded database's thread, which threaded-pglite.ts (a chunk) starts from its own folder.
+    "chunks/pglite-thread": path.join(repoRoot, "server", "db", "pglite-thread.ts"),
+  },
   outdir,
   bundle: true,
   platform: "node",

@@ -4,7 +4,6 @@ import type { Logger } from "pino";
 import { adminSocketPath, startAdminChannel, type AdminChannel } from "./admin/channel.js";
 import { lockDataDir, type DataDirLock } from "./admin/lock.js";
 import { runAdmin } from "./admin/run-admin.js";
-import { EmbeddedVerifier } from "./auth/embedded.js";
 import type { CheckBudget, TokenVerifier } from "./auth/verifier.js";
 import type { Config } from "./config/config.js";
 import { BASE_PATH, CONTRACT } from "./contract.js";
@@ -16,6 +15,8 @@ import { NO_METRICS } from "./ops/metrics.js";
 import { createMetrics, registerEventMetrics, type PrometheusMetrics } from "./ops/prometheus.js";
 import { Readiness, type DependencyCheck } from "./ops/readiness.js";
 import { openStores, type Stores } from "./stores.js";
+import { agentStoreWhenOpen, embeddedVerifierWhenOpen } from "./stores-when-open.js";
+import type { PgliteThread } from "./db/threaded-pglite.js";
 import { startDelivery } from "./events/delivery.js";
 import { sinkNames } from "./events/sink.js";
 import type { Relay } from "./events/relay.js";
@@ -49,11 +50,12 @@ export interface RunningServer {
  * the request path up (the warm-up), and listens on HTTPS. Nothing listens
  * until all of that succeeded.
  *
- * The database opens while the HTTP stack (Express, the validator) loads:
- * PGlite reads and compiles its WASM off this thread, and loading the
- * modules needs this thread, so the two overlap.
+ * The embedded database opens in a thread of its own while this one loads
+ * the HTTP stack (Express, the validator) and warms it up: on two cores, the
+ * two overlap. `pgliteThread` is that thread when the caller started it
+ * earlier still (the serve command does, before it loads this module).
  */
-export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
+export async function startServer(config: Config, logger: Logger, pgliteThread?: PgliteThread): Promise<RunningServer> {
   // A cap that leaves too few descriptors is a configuration error: refused
   // before anything is locked, opened or loaded.
   const connectionLimit = connectionCap(config.maxConnections, openFileLimit());
@@ -68,18 +70,11 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const metrics = config.opsPort === null ? null : createMetrics(readBuildInfo());
   let relay: Relay | null = null;
   try {
-    const [openedStores, httpStack] = await Promise.allSettled([
-      openStores(config, logger, metrics ?? NO_METRICS, {
-        sinks,
-        recorded: () => relay?.wake(),
-      }),
-      loadHttpStack(),
-    ]);
-    if (openedStores.status === "fulfilled") stores = openedStores.value;
-    else throw openedStores.reason;
-    if (httpStack.status === "rejected") throw httpStack.reason;
-    const { createApp, answerClientErrors, warmUp } = httpStack.value;
-
+    const opening = openStores(config, logger, {
+      metrics: metrics ?? NO_METRICS,
+      events: { sinks, recorded: () => relay?.wake() },
+      ...(pgliteThread ? { pgliteThread } : {}),
+    });
     // Loaded only when configured: its HTTP client (undici) is slow to load.
     const external = config.authUrl
       ? new (await import("./auth/external.js")).ExternalVerifier({
@@ -92,14 +87,23 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
           ...(config.authCheckLimit ? { checkBudget: checkBudget(config.authCheckLimit) } : {}),
         })
       : null;
-    const tokenVerifier: TokenVerifier = external ?? new EmbeddedVerifier(stores.tokens);
-    verifier = tokenVerifier;
-    const app = createApp({ config, store: stores.store, verifier: tokenVerifier, logger, metrics: metrics ?? NO_METRICS });
-    // Before the port opens, so the first clients find the validator set up
-    // for every operation. Right after the database opened: PGlite goes on
-    // compiling its WASM in the background for a while, and the warm-up's
-    // work runs beside that instead of after it.
-    await warmUp(app, CONTRACT, BASE_PATH);
+    verifier = external ?? embeddedVerifierWhenOpen(opening);
+    const tokenVerifier = verifier;
+    // The app is built and the validator set up for every operation while
+    // the database opens: before the port opens, so the first clients find
+    // it ready, and beside the database's start, not after it.
+    const [openedStores, warmedUp] = await Promise.allSettled([
+      opening,
+      loadHttpStack().then(async ({ createApp, answerClientErrors, warmUp }) => {
+        const app = createApp({ config, store: agentStoreWhenOpen(opening), verifier: tokenVerifier, logger, metrics: metrics ?? NO_METRICS });
+        await warmUp(app, CONTRACT, BASE_PATH);
+        return { app, answerClientErrors };
+      }),
+    ]);
+    if (openedStores.status === "fulfilled") stores = openedStores.value;
+    else throw openedStores.reason;
+    if (warmedUp.status === "rejected") throw warmedUp.reason;
+    const { app, answerClientErrors } = warmedUp.value;
 
     relay = await startDelivery(config.events, stores.db, logger, metrics ? (backlog) => registerEventMetrics(metrics, backlog) : null);
     const adminToken = await bootstrapTokens(config, stores);

@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import type { TokenStore } from "./store/token-store.js";
 import type { Config } from "./config/config.js";
 import type { Database } from "./db/sql.js";
+import type { PgliteThread } from "./db/threaded-pglite.js";
 import { migrate } from "./db/migrations.js";
 import { instrumentedDatabase } from "./db/instrumented.js";
 import { NO_METRICS, type Metrics } from "./ops/metrics.js";
@@ -22,24 +23,27 @@ export interface Stores {
   tokens: TokenStore;
 }
 
+export interface StoresOptions {
+  metrics?: Metrics;
+  /** Where pauses record their events (the server's relay); none: no event is recorded (the CLI). */
+  events?: EventRecording;
+  /** The embedded database's thread, when the caller started it early (see serve); else one is started here. */
+  pgliteThread?: PgliteThread;
+}
+
 /**
  * Opens the configured database (PGlite in the data directory, or PostgreSQL
  * when AGENTD_DATABASE_URL is set), brings its schema up to date, and seeds
  * demo agents into a brand-new embedded database. The caller must already
  * hold the data-directory lock for the embedded database.
  */
-export async function openStores(
-  config: Config,
-  logger: Logger,
-  metrics: Metrics = NO_METRICS,
-  /** Where pauses record their events (the server's relay); none: no event is recorded (the CLI). */
-  events: EventRecording = NO_EVENTS,
-): Promise<Stores> {
+export async function openStores(config: Config, logger: Logger, options: StoresOptions = {}): Promise<Stores> {
+  const { metrics = NO_METRICS, events = NO_EVENTS } = options;
   // Only the configured driver is loaded: each takes time to load, which
   // every admin command would otherwise pay for the other one.
   const opened = config.databaseUrl
     ? await (await import("./db/postgres.js")).openPostgres(config.databaseUrl, { timeoutMs: config.dbTimeoutMs })
-    : await (await import("./db/pglite.js")).openPglite(config.dataDir);
+    : await (options.pgliteThread ?? (await import("./db/threaded-pglite.js")).startPgliteThread()).open(config.dataDir);
   const db = metrics === NO_METRICS ? opened : instrumentedDatabase(opened, metrics);
   try {
     const applied = await migrate(db);

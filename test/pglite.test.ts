@@ -81,6 +81,7 @@ describe("PGlite upkeep", () => {
 });
 
 describe("PGlite durability", () => {
+  // The server's way in: PGlite in its own thread, whose answer comes after the write.
   it("a pause whose promise resolved survives kill -9 of the process", async () => {
     const t = await freshPglite();
     try {
@@ -92,9 +93,9 @@ describe("PGlite durability", () => {
       const module = (file: string) => JSON.stringify(pathToFileURL(path.join(repoRoot, file)).href);
       await writeFile(
         child,
-        `import { openPglite } from ${module("server/db/pglite.ts")};
+        `import { openThreadedPglite } from ${module("server/db/threaded-pglite.ts")};
          import { SqlAgentStore } from ${module("server/store/sql-agent-store.ts")};
-         const db = await openPglite(process.argv[2]);
+         const db = await openThreadedPglite(process.argv[2]);
          const store = new SqlAgentStore(db, "00000000-0000-4000-8000-000000000000");
          const outcome = await store.pause("1001", "killed right after");
          process.stdout.write(outcome + "\\n");

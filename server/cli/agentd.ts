@@ -57,13 +57,17 @@ async function serve(): Promise<number> {
   const config = configFromEnvironment();
   stdio.stdout.limit = config.logBufferBytes;
   const logger = createLogger(stdio.stdout, config.logLevel);
+  // Started first: the embedded database's thread loads PGlite, on another
+  // core, while this one loads the server. It opens nothing before the
+  // server holds the data directory's lock.
+  const pgliteThread = config.databaseUrl === null ? (await import("../db/threaded-pglite.js")).startPgliteThread() : undefined;
   // Loaded here, not at the top: the HTTP stack (Express, the validator)
   // is slow to load, which every admin command (import, token) would
   // otherwise pay for nothing.
   const { startServer } = await import("../serve.js");
   let server;
   try {
-    server = await startServer(config, logger);
+    server = await startServer(config, logger, pgliteThread);
   } catch (err) {
     if (err instanceof DataDirBusyError) throw new CliFailure(`agentd: ${err.message}; refusing to start a second server on it`);
     throw err;

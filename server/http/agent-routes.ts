@@ -1,7 +1,7 @@
 import { Router, type Request } from "express";
 import type { operations as OperationTypes } from "../../generated/openapi.js";
 import { operations } from "../../generated/operations.js";
-import type { AgentStore, PauseOutcome } from "../store/agent-store.js";
+import type { AgentOperations, PauseOutcome } from "../store/agent-store.js";
 import { HttpProblem } from "./errors.js";
 import { reply } from "./reply.js";
 
@@ -30,7 +30,7 @@ function refusal(outcome: Exclude<PauseOutcome, "paused">): HttpProblem {
 }
 
 /** The five operations of the contract. Requests reach them validated and authorised. */
-export function agentRoutes(store: AgentStore): Router {
+export function agentRoutes(store: AgentOperations): Router {
   const router = Router();
 
   router.get(route(operations.listAgents.path), async (_req, res) => {

@@ -4,7 +4,7 @@ import * as OpenApiValidator from "express-openapi-validator";
 import type { Logger } from "pino";
 import type { Config } from "../config/config.js";
 import type { TokenVerifier } from "../auth/verifier.js";
-import type { AgentStore } from "../store/agent-store.js";
+import type { AgentOperations } from "../store/agent-store.js";
 import { BASE_PATH } from "../contract.js";
 import { securityHandlers } from "./auth.js";
 import { errorHandler, notFound } from "./errors.js";
@@ -22,7 +22,7 @@ import { wellFormedBody } from "./well-formed-body.js";
 
 export interface AppDeps {
   config: Pick<Config, "validateResponses" | "bodyLimitBytes" | "rateLimit" | "corsOrigins">;
-  store: AgentStore;
+  store: AgentOperations;
   verifier: TokenVerifier;
   logger: Logger;
   /** Request, auth and rate-limit counters; NO_METRICS (the default) counts nothing and costs nothing. */

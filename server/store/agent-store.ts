@@ -31,3 +31,6 @@ export interface AgentStore {
   /** Inserts or replaces agents by id, all in one transaction, which a source that throws rolls back. */
   upsert(agents: AgentImportSource): Promise<void>;
 }
+
+/** What the API's handlers do with agents (http/agent-routes.ts). */
+export type AgentOperations = Pick<AgentStore, "list" | "getById" | "getByNumber" | "pause" | "unpause">;

@@ -1,0 +1,131 @@
+// The embedded database as the server uses it: PGlite in a worker thread of
+// its own (pglite-thread.ts), reached through messages. Two reasons:
+// - PostgreSQL's WASM does not yield while it works: in the main thread,
+//   every statement held up every request, a long one (an import's COPY, a
+//   VACUUM) for its whole length. In its own thread, the event loop goes on
+//   answering from the stores' caches meanwhile.
+// - At start, the thread loads and opens PGlite on another core while the
+//   main thread loads the HTTP stack and sets up the validator.
+// Each statement costs a message each way; values are copied by the
+// structured clone algorithm, which carries what PGlite takes and returns
+// (numbers, strings, Dates, Uint8Arrays, plain objects).
+import { Worker } from "node:worker_threads";
+import { DatabaseUnavailableError, type Database, type Sql } from "./sql.js";
+import { fromThreadError, type ThreadReply, type ThreadRequest } from "./pglite-thread-protocol.js";
+
+type RequestBody = ThreadRequest extends infer R ? (R extends ThreadRequest ? Omit<R, "id"> : never) : never;
+
+/** The embedded database's thread, started ahead of opening: it loads PGlite meanwhile. */
+export interface PgliteThread {
+  /**
+   * Opens the database in `<dataDir>/pgdata` (null: in memory) as openPglite
+   * does (the same settings and failures), behind the same Sql interface.
+   * Once only: the thread serves one database.
+   */
+  open(dataDir: string | null): Promise<Database>;
+}
+
+/** Starts the thread; nothing is opened until `open`. An idle thread never keeps the process alive. */
+export function startPgliteThread(): PgliteThread {
+  const entry = threadEntry();
+  const worker = new Worker(entry.program, { eval: entry.eval });
+  const pending = new Map<number, { resolve(value: unknown): void; reject(err: unknown): void }>();
+  let nextId = 1;
+  let gone: Error | null = null;
+
+  // The thread keeps the process alive only while it owes an answer, as a
+  // database connection would.
+  worker.unref();
+  const settle = (id: number, outcome: (entry: { resolve(value: unknown): void; reject(err: unknown): void }) => void): void => {
+    const entry = pending.get(id);
+    if (entry === undefined) return;
+    pending.delete(id);
+    if (pending.size === 0) worker.unref();
+    outcome(entry);
+  };
+  worker.on("message", (message: ThreadReply) =>
+    settle(message.id, (entry) => (message.ok ? entry.resolve(message.value) : entry.reject(fromThreadError(message.error)))),
+  );
+  const lost = (err: Error): void => {
+    gone ??= err;
+    for (const id of [...pending.keys()]) settle(id, (entry) => entry.reject(gone));
+  };
+  worker.on("error", (err) => lost(new DatabaseUnavailableError(`the embedded database's thread failed: ${err.message}`, { cause: err })));
+  worker.on("exit", () => lost(new DatabaseUnavailableError("the embedded database is closed")));
+
+  const call = (body: RequestBody): Promise<unknown> =>
+    new Promise((resolve, reject) => {
+      if (gone !== null) return reject(gone);
+      const id = nextId++;
+      pending.set(id, { resolve, reject });
+      worker.ref();
+      worker.postMessage({ ...body, id });
+    });
+
+  const sqlIn = (tx: number | null): Sql => {
+    const sql: Sql = {
+      query: async <R extends object>(text: string, params: readonly unknown[] = []) => (await call({ op: "query", tx, text, params })) as R[],
+      copyIn: async (table, columns, text) => void (await call({ op: "copyIn", tx, table, columns, text })),
+      // PGlite has no savepoint-based nesting: a nested call joins the outer transaction.
+      transaction: tx === null ? transaction : (fn) => fn(sql),
+    };
+    return sql;
+  };
+  async function transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
+    const tx = (await call({ op: "begin" })) as number;
+    let result: T;
+    try {
+      result = await fn(sqlIn(tx));
+    } catch (err) {
+      // The statement's own failure says more than a failed rollback would.
+      await call({ op: "end", tx, commit: false }).catch(() => undefined);
+      throw err;
+    }
+    await call({ op: "end", tx, commit: true });
+    return result;
+  }
+
+  return {
+    async open(dataDir) {
+      try {
+        await call({ op: "open", dataDir });
+      } catch (err) {
+        await worker.terminate();
+        throw err;
+      }
+      const base = sqlIn(null);
+      return {
+        kind: "pglite",
+        query: base.query.bind(base),
+        transaction,
+        // Its rows may go in several COPYs: one transaction keeps them one write.
+        copyIn: (table, columns, text) => transaction((tx) => tx.copyIn(table, columns, text)),
+        async close() {
+          if (gone === null) await call({ op: "close" });
+          await worker.terminate();
+        },
+      };
+    },
+  };
+}
+
+/** openPglite in a thread of its own: startPgliteThread().open(dataDir). */
+export function openThreadedPglite(dataDir: string | null): Promise<Database> {
+  return startPgliteThread().open(dataDir);
+}
+
+/**
+ * The thread's program beside this module: compiled JavaScript in the build
+ * and the package. Under the tests this module is the TypeScript source,
+ * which a worker cannot load by itself: a one-line script registers tsx (the
+ * development scripts' loader) in the thread first.
+ */
+function threadEntry(): { program: string | URL; eval: boolean } {
+  if (!import.meta.url.endsWith(".ts")) return { program: new URL("./pglite-thread.js", import.meta.url), eval: false };
+  const tsx = import.meta.resolve("tsx/esm/api");
+  const program = new URL("./pglite-thread.ts", import.meta.url).href;
+  return {
+    program: `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(program)}); });`,
+    eval: true,
+  };
+}
