@@ -12,6 +12,7 @@ import { repoRoot } from "../devkit/root.js";
 import { openPglite } from "../server/db/pglite.js";
 import { DatabaseUnavailableError, type Database } from "../server/db/sql.js";
 import { openThreadedPglite } from "../server/db/threaded-pglite.js";
+import { turnsDuring } from "./helpers/event-loop.js";
 
 const SCHEMA = `CREATE TABLE t (id integer PRIMARY KEY, label text NOT NULL CHECK (label <> ''), at timestamptz, doc jsonb, raw bytea, big bigint, ok boolean)`;
 
@@ -133,21 +134,9 @@ describe("the embedded database in its own thread", () => {
   });
 
   it("leaves the event loop free while a statement runs, which PGlite in this thread does not", async () => {
-    const turnsDuring = async (db: Database): Promise<number> => {
-      let turns = 0;
-      let spinning = true;
-      const spin = () => {
-        if (!spinning) return;
-        turns++;
-        setImmediate(spin);
-      };
-      setImmediate(spin);
-      await db.query("SELECT count(*) FROM generate_series(1, 3000000)");
-      spinning = false;
-      return turns;
-    };
-    expect(await turnsDuring(inThread)).toBeLessThanOrEqual(2);
-    expect(await turnsDuring(threaded)).toBeGreaterThan(10);
+    const count = (db: Database) => () => db.query("SELECT count(*) FROM generate_series(1, 3000000)");
+    expect(await turnsDuring(count(inThread))).toBeLessThanOrEqual(2);
+    expect(await turnsDuring(count(threaded))).toBeGreaterThan(10);
   });
 });
 

@@ -15,6 +15,7 @@ import { runAdmin } from "../server/admin/run-admin.js";
 import { seedDemoAgents } from "../server/store/seed.js";
 import { loggedIn } from "./helpers/agents.js";
 import { freshPglite } from "./helpers/databases.js";
+import { turnsDuring } from "./helpers/event-loop.js";
 
 describe("PGlite COPY", () => {
   it("goes in COPYs of at most 10,000 rows, in one transaction, letting the event loop turn between them", async () => {
@@ -26,16 +27,7 @@ describe("PGlite COPY", () => {
       const line = (id: number) => `${id}\tline\\nbreak ${id}\n`;
       const text = Array.from({ length: 25_000 }, (_, i) => line(i + 1)).join("");
       // One COPY of 25,000 rows runs without a single turn of the event loop (PGlite's WASM does not yield).
-      let turns = 0;
-      let spinning = true;
-      const spin = () => {
-        if (!spinning) return;
-        turns++;
-        setImmediate(spin);
-      };
-      setImmediate(spin);
-      await db.copyIn("copy_rows", ["id", "value"], text);
-      spinning = false;
+      const turns = await turnsDuring(() => db.copyIn("copy_rows", ["id", "value"], text));
       expect(turns).toBeGreaterThanOrEqual(2);
       expect(await db.query("SELECT count(*)::int AS n, max(id) AS top FROM copy_rows")).toEqual([{ n: 25_000, top: 25_000 }]);
       expect(await db.query("SELECT value FROM copy_rows WHERE id = 10001")).toEqual([{ value: "line\nbreak 10001" }]);

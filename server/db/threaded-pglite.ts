@@ -13,6 +13,7 @@ import { Worker } from "node:worker_threads";
 import { DatabaseUnavailableError, type Database, type Sql } from "./sql.js";
 import { fromThreadError, type ThreadReply, type ThreadRequest } from "./pglite-thread-protocol.js";
 
+/** A request without its id (which `call` gives it), for each kind of request. */
 type RequestBody = ThreadRequest extends infer R ? (R extends ThreadRequest ? Omit<R, "id"> : never) : never;
 
 /** The embedded database's thread, started ahead of opening: it loads PGlite meanwhile. */
@@ -98,8 +99,8 @@ export function startPgliteThread(): PgliteThread {
         kind: "pglite",
         query: base.query.bind(base),
         transaction,
-        // Its rows may go in several COPYs: one transaction keeps them one write.
-        copyIn: (table, columns, text) => transaction((tx) => tx.copyIn(table, columns, text)),
+        // openPglite's own copyIn, in the thread, keeps its COPYs one transaction.
+        copyIn: base.copyIn.bind(base),
         async close() {
           if (gone === null) await call({ op: "close" });
           await worker.terminate();
