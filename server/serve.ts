@@ -69,12 +69,15 @@ export async function startServer(config: Config, logger: Logger, pgliteThread?:
   const sinks = sinkNames(config.events);
   const metrics = config.opsPort === null ? null : createMetrics(readBuildInfo());
   let relay: Relay | null = null;
+  const opening = openStores(config, logger, {
+    metrics: metrics ?? NO_METRICS,
+    events: { sinks, recorded: () => relay?.wake() },
+    ...(pgliteThread ? { pgliteThread } : {}),
+  });
+  // Its failure is thrown below, once the app is warm; until then it must
+  // not count as unhandled, which would end the process.
+  opening.catch(() => undefined);
   try {
-    const opening = openStores(config, logger, {
-      metrics: metrics ?? NO_METRICS,
-      events: { sinks, recorded: () => relay?.wake() },
-      ...(pgliteThread ? { pgliteThread } : {}),
-    });
     // Loaded only when configured: its HTTP client (undici) is slow to load.
     const external = config.authUrl
       ? new (await import("./auth/external.js")).ExternalVerifier({
@@ -191,6 +194,9 @@ export async function startServer(config: Config, logger: Logger, pgliteThread?:
     await ops?.close();
     await verifier?.close?.();
     await relay?.stop().catch(() => undefined);
+    // A failure while the stores were still opening: they are closed once
+    // open, before the lock is released.
+    stores ??= await opening.catch(() => undefined);
     await stores?.db.close().catch(() => undefined);
     await lock?.release();
     throw err;

@@ -151,6 +151,8 @@ describe("the embedded database's thread, opened and closed", () => {
       expect(a).toBeInstanceOf(Error);
       expect((a as Error).message).toBe((b as Error).message);
       expect((a as Error).message).toMatch(/^cannot open the embedded database in .*pgdata: EACCES: permission denied$/);
+      // Its cause crosses too: the system error, with its code.
+      expect((a as Error).cause).toMatchObject({ code: "EACCES", message: ((b as Error).cause as Error).message });
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -169,8 +171,10 @@ describe("the embedded database's thread, opened and closed", () => {
     // must print the answer (the thread held it alive meanwhile) and then
     // end by itself (the idle thread does not hold it).
     const module = JSON.stringify(pathToFileURL(path.join(repoRoot, "server/db/threaded-pglite.ts")).href);
+    // A value that cannot be sent to the thread is refused at once, and leaves nothing owed.
     const script = `import { openThreadedPglite } from ${module};
       const db = await openThreadedPglite(null);
+      await db.query("SELECT $1::text", [() => "not a value"]).then(() => process.stdout.write("sent?\\n"), (err) => process.stdout.write(err.name + "\\n"));
       db.query("SELECT pg_sleep(0.3), 'answered' AS word").then((rows) => process.stdout.write(rows[0].word + "\\n"));`;
     const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
@@ -186,6 +190,6 @@ describe("the embedded database's thread, opened and closed", () => {
         resolve(exitCode);
       });
     });
-    expect({ code, out }).toEqual({ code: 0, out: "answered\n" });
+    expect({ code, out }).toEqual({ code: 0, out: "DataCloneError\nanswered\n" });
   });
 });

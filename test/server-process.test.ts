@@ -455,6 +455,20 @@ describe("start-up failures name the path and the system's reason, and exit 1", 
     await expectRefused(dataDir, `agentd: cannot open the data directory ${dataDir}: ENOTDIR: not a directory (${path.join(dataDir, "run")})`);
   });
 
+  it("a database that refuses the connection while an auth service is configured: said in one line, not a crash", async () => {
+    // The server loads the auth service's client while the database opens:
+    // a database that fails first must still be said the usual way.
+    const closed = await freePort();
+    const result = await runAgentd(
+      ["serve"],
+      { AGENTD_DATABASE_URL: `postgres://agentd@127.0.0.1:${closed}/agentd`, AGENTD_AUTH_URL: "https://auth.invalid:9497", AGENTD_PORT: "0", AGENTD_OPS_PORT: "0" },
+      { cwd: tmp, timeoutMs: 30_000 },
+    );
+    expect(result.stderr.split("\n")).toContain(`agentd: database unavailable: connect ECONNREFUSED 127.0.0.1:${closed}`);
+    expect(result.stderr).not.toMatch(/^\s+at /m);
+    expect(result.code).toBe(1);
+  });
+
   it("unusable files in the embedded database, which PGlite reports as a bare errno object", async () => {
     const dataDir = path.join(tmp, "broken-pgdata");
     await ownDataDir(dataDir);

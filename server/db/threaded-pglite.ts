@@ -60,7 +60,12 @@ export function startPgliteThread(): PgliteThread {
       const id = nextId++;
       pending.set(id, { resolve, reject });
       worker.ref();
-      worker.postMessage({ ...body, id });
+      try {
+        worker.postMessage({ ...body, id });
+      } catch (err) {
+        // A value the structured clone cannot copy (a function, a symbol): nothing was sent.
+        settle(id, (entry) => entry.reject(err));
+      }
     });
 
   const sqlIn = (tx: number | null): Sql => {
