@@ -127,22 +127,23 @@ async function verify(spec: TargetSpec, target: RunningTarget, ca: string, refer
   }
 }
 
+interface ColdStarts {
+  /** `agentd serve`, process spawn to its first 200. */
+  serverMs: number[];
+  /** bench/targets/pglite-alone.js on the same data directory, process spawn to its first query answered. */
+  pgliteMs: number[];
+  /** PGlite alone's resident memory once it answered: PGlite's own share of the server's. */
+  pgliteMemory: { rssMiB: number; peakMiB: number } | null;
+}
+
 /**
  * Cold starts on an existing data directory, the server and PGlite alone in
  * turns, on `core` (null: every core): the server's start against the
- * embedded database's own, measured alike in the same run. PGlite alone's
- * resident memory once it answered comes with them: PGlite's own share of
- * the server's.
+ * embedded database's own, measured alike in the same run.
  */
-async function coldStarts(
-  ctx: BenchContext,
-  core: number | null,
-  dataDir: string,
-  count: number,
-  ca: string,
-): Promise<{ serverMs: number[]; pgliteMs: number[]; pgliteMemory: { rssMiB: number; peakMiB: number } | null }> {
+async function coldStarts(ctx: BenchContext, core: number | null, dataDir: string, count: number, ca: string): Promise<ColdStarts> {
   const on = { ...ctx, core };
-  const result: Awaited<ReturnType<typeof coldStarts>> = { serverMs: [], pgliteMs: [], pgliteMemory: null };
+  const result: ColdStarts = { serverMs: [], pgliteMs: [], pgliteMemory: null };
   for (let i = 0; i < count; i++) {
     const port = await freePort();
     const started = performance.now();
@@ -257,9 +258,8 @@ async function mainTable(): Promise<{ info: RunInfo; cells: CellResult[] }> {
     const coldStartRuns: ColdStartRun[] = [];
     let pgliteAloneMemory: { rssMiB: number; peakMiB: number } | null = null;
     if (specs.some((s) => s.key === "server")) {
-      const placements: [string, number | null][] = pinning.target === null
-        ? [[`every core (${os.availableParallelism()}, unpinned)`, null]]
-        : [[`one core (core ${pinning.target})`, pinning.target], [`every core (${os.availableParallelism()}, unpinned)`, null]];
+      const everyCore: [string, number | null] = [`every core (${os.availableParallelism()}, unpinned)`, null];
+      const placements = pinning.target === null ? [everyCore] : [[`one core (core ${pinning.target})`, pinning.target] as [string, number], everyCore];
       for (const [cores, core] of placements) {
         const cold = await coldStarts(ctx, core, pgliteDir, settings.coldStarts, cert.cert);
         coldStartRuns.push({ cores, serverMs: cold.serverMs, pgliteMs: cold.pgliteMs });

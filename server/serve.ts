@@ -90,8 +90,8 @@ export async function startServer(config: Config, logger: Logger, pgliteThread?:
           ...(config.authCheckLimit ? { checkBudget: checkBudget(config.authCheckLimit) } : {}),
         })
       : null;
-    verifier = external ?? embeddedVerifierWhenOpen(opening);
-    const tokenVerifier = verifier;
+    const tokenVerifier = external ?? embeddedVerifierWhenOpen(opening);
+    verifier = tokenVerifier;
     // The app is built and the validator set up for every operation while
     // the database opens: before the port opens, so the first clients find
     // it ready, and beside the database's start, not after it.

@@ -6,18 +6,17 @@
 // each call costs one more await of a settled promise.
 import { EmbeddedVerifier } from "./auth/embedded.js";
 import type { TokenVerifier } from "./auth/verifier.js";
-import type { AgentOperations, AgentStore } from "./store/agent-store.js";
+import type { AgentOperations } from "./store/agent-store.js";
 import type { Stores } from "./stores.js";
 
 /** What the handlers do with the agent store of `stores`, once they have opened. */
 export function agentStoreWhenOpen(stores: Promise<Stores>): AgentOperations {
-  const store = async (): Promise<AgentStore> => (await stores).store;
   return {
-    list: async () => (await store()).list(),
-    getById: async (id) => (await store()).getById(id),
-    getByNumber: async (number) => (await store()).getByNumber(number),
-    pause: async (number, reason) => (await store()).pause(number, reason),
-    unpause: async (number) => (await store()).unpause(number),
+    list: async () => (await stores).store.list(),
+    getById: async (id) => (await stores).store.getById(id),
+    getByNumber: async (number) => (await stores).store.getByNumber(number),
+    pause: async (number, reason) => (await stores).store.pause(number, reason),
+    unpause: async (number) => (await stores).store.unpause(number),
   };
 }
 

@@ -22,13 +22,15 @@ const transactions = new Map<number, OpenTransaction>();
 let nextTransaction = 1;
 /** What ends a transaction the main thread rolls back: PGlite rolls back on any rejection. */
 const ROLLBACK = new Error("rolled back");
-let db: Promise<Database> | null = null;
+let db: Database | null = null;
 
 port.on("message", (request: ThreadRequest) => {
   if (request.op === "open") {
-    db ??= openPglite(request.dataDir);
-    db.then(
-      () => reply(request.id, null),
+    openPglite(request.dataDir).then(
+      (opened) => {
+        db = opened;
+        reply(request.id, null);
+      },
       (err: unknown) => {
         fail(request.id, err);
         // Nothing else to do: closing the port ends the thread.
@@ -37,9 +39,9 @@ port.on("message", (request: ThreadRequest) => {
     );
     return;
   }
+  // The main thread sends nothing else before "open" has been answered.
   if (db === null) return fail(request.id, new Error("the embedded database is not open"));
-  // Every other request comes after "open" has been answered: db has settled.
-  void db.then((opened) => answer(opened, request));
+  answer(db, request);
 });
 
 function answer(db: Database, request: Exclude<ThreadRequest, { op: "open" }>): void {

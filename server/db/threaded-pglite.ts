@@ -16,6 +16,12 @@ import { fromThreadError, type ThreadReply, type ThreadRequest } from "./pglite-
 /** A request without its id (which `call` gives it), for each kind of request. */
 type RequestBody = ThreadRequest extends infer R ? (R extends ThreadRequest ? Omit<R, "id"> : never) : never;
 
+/** An answer the thread owes. */
+interface Pending {
+  resolve(value: unknown): void;
+  reject(err: unknown): void;
+}
+
 /** The embedded database's thread, started ahead of opening: it loads PGlite meanwhile. */
 export interface PgliteThread {
   /**
@@ -30,14 +36,14 @@ export interface PgliteThread {
 export function startPgliteThread(): PgliteThread {
   const entry = threadEntry();
   const worker = new Worker(entry.program, { eval: entry.eval });
-  const pending = new Map<number, { resolve(value: unknown): void; reject(err: unknown): void }>();
+  const pending = new Map<number, Pending>();
   let nextId = 1;
   let gone: Error | null = null;
 
   // The thread keeps the process alive only while it owes an answer, as a
   // database connection would.
   worker.unref();
-  const settle = (id: number, outcome: (entry: { resolve(value: unknown): void; reject(err: unknown): void }) => void): void => {
+  const settle = (id: number, outcome: (entry: Pending) => void): void => {
     const entry = pending.get(id);
     if (entry === undefined) return;
     pending.delete(id);
