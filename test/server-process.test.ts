@@ -207,6 +207,10 @@ describe("agentd serve on the embedded defaults", () => {
     expect(onCommandLine.code, onCommandLine.stderr).toBe(0);
     expect(onCommandLine.stderr).toMatch(/warning: a token on the command line shows in ps/);
     expect((await served.call("GET", "/agents", { token: third })).status).toBe(401);
+    // One that starts with "-" (only older tokens can) is read as the token after "--".
+    const dashed = await agentd(["token", "revoke", "--", "-made-before-the-rule"], dataDir);
+    expect(dashed.code, dashed.stderr).toBe(1);
+    expect(dashed.stderr).toContain("no such token");
   });
 
   it("refuses a revoke with nothing to revoke or two things to revoke (exit 2)", async () => {

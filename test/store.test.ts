@@ -10,7 +10,7 @@ import type { AgentRecord } from "../server/store/agent-store.js";
 import { SqlAgentStore } from "../server/store/sql-agent-store.js";
 import { readOriginUuid } from "../server/store/deployment.js";
 import { DEMO_AGENTS } from "../server/store/seed.js";
-import { hashToken, SqlTokenStore } from "../server/store/sql-token-store.js";
+import { hashToken, newToken, SqlTokenStore } from "../server/store/sql-token-store.js";
 import { loggedIn, loggedOut } from "./helpers/agents.js";
 import { loadContract } from "./helpers/contract.js";
 import { availableKinds, type TestDatabase } from "./helpers/databases.js";
@@ -42,6 +42,17 @@ function insideTransactions(db: Database, hooks: (tx: Sql) => Pick<Sql, "query" 
     transaction: (fn) => db.transaction((tx) => fn({ ...hooks(tx), transaction: (nested) => tx.transaction(nested) })),
   };
 }
+
+describe("newToken", () => {
+  it("never starts with '-', which a command line would read as an option: it draws again", () => {
+    // 0xF8 encodes to "-" as the first base64url character.
+    const draws = [Buffer.alloc(32, 0xf8), Buffer.alloc(32, 0x41)];
+    const token = newToken(() => draws.shift()!);
+    expect(token).toBe(Buffer.alloc(32, 0x41).toString("base64url"));
+    expect(draws).toEqual([]);
+    expect(newToken()).toMatch(/^[A-Za-z0-9_][A-Za-z0-9_-]{42}$/);
+  });
+});
 
 const kinds = availableKinds();
 const missing = kinds.filter((k) => !k.available).map((k) => k.kind);

@@ -7,9 +7,15 @@ export function hashToken(token: string): string {
   return createHash("sha256").update(token, "utf8").digest("hex");
 }
 
-/** A new token: 32 random bytes, base64url (43 characters). */
-export function newToken(): string {
-  return randomBytes(32).toString("base64url");
+/**
+ * A new token: 32 random bytes, base64url (43 characters). Never one that starts with "-":
+ * given on a command line (`agentd token revoke TOKEN`, `curl -H`), it would be read as an option.
+ */
+export function newToken(random: (size: number) => Buffer = randomBytes): string {
+  for (;;) {
+    const token = random(32).toString("base64url");
+    if (!token.startsWith("-")) return token;
+  }
 }
 
 /** Embedded tokens in the `tokens` table, looked up by hash. */
