@@ -1,7 +1,8 @@
 // The migration files: read in version order, each cut into the single
-// statements PGlite runs; and what a migration does to rows that existed
-// before it, on both databases. (Applying them to fresh databases is
-// store.test.ts's and multi-instance.test.ts's.)
+// statements PGlite runs; that migrating a new database fails no statement;
+// and what a migration does to rows that existed before it, on both
+// databases. (What the migrated schema holds is store.test.ts's and
+// multi-instance.test.ts's.)
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,6 +12,8 @@ import { MIGRATIONS, findMigrations, migrate, readMigrations } from "../server/d
 import { hashToken } from "../server/store/sql-token-store.js";
 import { availableKinds } from "./helpers/databases.js";
 import { splitStatements } from "../server/db/split-statements.js";
+import { instrumentedDatabase } from "../server/db/instrumented.js";
+import { NO_METRICS } from "../server/ops/metrics.js";
 
 describe("splitStatements", () => {
   it("ends a statement only at a ; outside comments, quotes and dollar-quoted bodies", () => {
@@ -67,6 +70,22 @@ describe("readMigrations", () => {
     expect(() => readMigrations(dir)).toThrow(/003-third\.sql: migration 2 must be named 002-<what>\.sql/);
     await writeFile(join(dir, "002-second.sql"), "SELECT 2;");
     expect(readMigrations(dir)).toEqual([["SELECT 1"], ["SELECT 2"], ["SELECT 3"]]);
+  });
+});
+
+describe.each(availableKinds())("migrate on $kind", ({ fresh, available }) => {
+  it.skipIf(!available)("builds a new database, then finds it up to date, without one failed statement (agentd_db_errors_total)", async () => {
+    const t = await fresh();
+    try {
+      const statements: boolean[] = [];
+      const db = instrumentedDatabase(await t.open(), { ...NO_METRICS, dbQuery: (_seconds, failed) => statements.push(failed) });
+      expect(await migrate(db)).toEqual(MIGRATIONS.map((_, index) => index + 1));
+      expect(await migrate(db)).toEqual([]);
+      expect(statements.length).toBeGreaterThan(0);
+      expect(statements.filter((failed) => failed)).toEqual([]);
+    } finally {
+      await t.cleanup();
+    }
   });
 });
 

@@ -72,6 +72,8 @@ describe("metrics, scraped by a real Prometheus", () => {
       json: { status: "ready", checks: { database: "ok" } },
     });
     expect((await get(`${server.running.opsUrl}/agents`)).status).toBe(404);
+    // Nothing has failed yet: an alert on this counter stays quiet through a start.
+    expect(await metrics()).toMatch(/^agentd_db_errors_total 0$/m);
   });
 
   it("passes `promtool check metrics`, with the build, request, database and auth metrics", async () => {

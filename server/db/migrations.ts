@@ -56,12 +56,16 @@ export const MIGRATIONS: readonly Migration[] = readMigrations();
 /** Whether versions 1 to `latest` are all applied, and nothing newer: false too when there is no schema yet. */
 async function upToDate(sql: Sql, latest: number): Promise<boolean> {
   try {
+    // Asked first, so that a new database is told apart without a failed
+    // statement: operators alert on agentd_db_errors_total.
+    const [table] = await sql.query<{ present: boolean }>("SELECT to_regclass('schema_migrations') IS NOT NULL AS present");
+    if (!table?.present) return false;
     const [row] = await sql.query<{ applied: number; newest: number }>(
       "SELECT count(*)::int AS applied, coalesce(max(version), 0) AS newest FROM schema_migrations",
     );
     return row !== undefined && row.applied === latest && row.newest === latest;
   } catch {
-    // No schema_migrations table yet, or the database refused: the locked path below finds out which.
+    // The database refused: the locked path below finds out why.
     return false;
   }
 }
