@@ -6,10 +6,10 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repoRoot } from "../devkit/root.js";
 import { type Database } from "../server/db/sql.js";
-import type { AgentRecord } from "../server/store/agent-store.js";
+import { InvalidImportError, type AgentRecord } from "../server/store/agent-store.js";
 import { SqlAgentStore } from "../server/store/sql-agent-store.js";
 import { readOriginUuid } from "../server/store/deployment.js";
-import { importBatches, InvalidImportError } from "../server/store/agent-import-reader.js";
+import { importBatches } from "../server/store/agent-import-reader.js";
 import { runAdmin } from "../server/admin/run-admin.js";
 import { findContract } from "../server/contract.js";
 import { DEMO_AGENTS } from "../server/store/seed.js";
@@ -96,14 +96,29 @@ describe.each(kinds)("import through the store on $kind", ({ fresh, available })
       ]);
     });
 
-    it("import: a file the database refuses changes nothing", async () => {
-      const store = await resetAgents(db, [loggedIn(1, "500"), loggedIn(2, "600")]);
+    it("import: a number another stored agent keeps is reported with its position, and changes nothing", async () => {
+      const store = await resetAgents(db, [loggedIn(1, "500"), loggedIn(2, "600"), loggedIn(3, "800")]);
       const before = await store.list();
-      // Valid on its own, but 600 belongs to agent 2, which the file does not move.
-      const text = JSON.stringify([loggedIn(1, "501"), loggedIn(3, "700"), loggedIn(4, "600")]);
+      const version = await store.dataVersion();
+      // Valid on its own, but 600 and 800 belong to agents 2 and 3, which the
+      // file does not name; 500 moves from agent 1, which it does.
+      const file = [loggedIn(1, "501"), loggedIn(5, "700"), loggedIn(4, "600"), loggedIn(6, "500"), loggedIn(7, "800")];
+      const text = JSON.stringify(file);
       expect(await readImport(text)).toMatchObject({ ok: true });
-      await expect(runAdmin({ op: "import", text }, { tokens: new SqlTokenStore(db), store, db, configuredSinks: [], authUrl: null })).rejects.toThrow();
+      expect(await runAdmin({ op: "import", text }, { tokens: new SqlTokenStore(db), store, db, configuredSinks: [], authUrl: null })).toEqual({
+        ok: false,
+        error: "invalid import file",
+        problems: [
+          '[2].number: number "600" is kept by agent 2, which the file does not name',
+          '[4].number: number "800" is kept by agent 3, which the file does not name',
+        ],
+      });
       expect(await store.list()).toEqual(before);
+      expect(await store.dataVersion()).toBe(version);
+      // Once the file names them too, the numbers move.
+      const moved = [...file, loggedIn(2, "601"), loggedIn(3, "801")];
+      expect(await runAdmin({ op: "import", text: JSON.stringify(moved) }, { tokens: new SqlTokenStore(db), store, db, configuredSinks: [], authUrl: null })).toEqual({ ok: true, imported: 7 });
+      expect((await store.getByNumber("600"))?.id).toBe(4);
     });
   });
 });

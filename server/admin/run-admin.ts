@@ -2,8 +2,8 @@ import type { Sql } from "../db/sql.js";
 import { dropSinkEvents, sinkBacklogs } from "../events/outbox-sinks.js";
 import { canonicalSinkName, sinkDisplayName } from "../events/sink.js";
 import type { TokenStore } from "../store/token-store.js";
-import type { AgentRecord, AgentStore } from "../store/agent-store.js";
-import { importBatches, InvalidImportError } from "../store/agent-import-reader.js";
+import { InvalidImportError, type AgentRecord, type AgentStore } from "../store/agent-store.js";
+import { importBatches } from "../store/agent-import-reader.js";
 import type { AdminRequest, AdminResponse } from "./protocol.js";
 
 export interface AdminDeps {

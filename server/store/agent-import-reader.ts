@@ -8,7 +8,7 @@
 // the file and ignored when present (it must still be a UUID), so the output
 // of `GET /agents` from any deployment can be imported as it is.
 import type { ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
-import type { AgentRecord } from "./agent-store.js";
+import { InvalidImportError, type AgentRecord } from "./agent-store.js";
 
 interface ImportValidators {
   file: ValidateFunction;
@@ -128,13 +128,6 @@ class Duplicates {
     const first = firstAt.get(value);
     if (first === undefined) firstAt.set(value, index);
     else problems.push(`[${index}].${field}: duplicate ${field} ${JSON.stringify(value)} (first at [${first}])`);
-  }
-}
-
-/** An import file that is not valid: every problem, with its position in the file. */
-export class InvalidImportError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`invalid import file: ${problems.length} problem(s)`);
   }
 }
 

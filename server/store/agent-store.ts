@@ -14,6 +14,17 @@ export type AgentRecord = Omit<AgentStatus, "origin_uuid">;
  */
 export type AgentImportSource = readonly AgentRecord[] | AsyncIterable<readonly AgentRecord[]>;
 
+/**
+ * An import file that is not valid: every problem, with its position in the
+ * file. The reader finds most; the store those that only the stored agents
+ * show (a number another agent keeps).
+ */
+export class InvalidImportError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid import file: ${problems.length} problem(s)`);
+  }
+}
+
 export type PauseOutcome = "paused" | "no such agent" | "not logged in";
 export type UnpauseOutcome = "unpaused" | "no such agent" | "not logged in";
 

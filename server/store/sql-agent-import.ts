@@ -3,7 +3,7 @@
 // it goes (agent-import-reader.ts).
 import { copyText } from "../db/copy-text.js";
 import type { Sql } from "../db/sql.js";
-import type { AgentImportSource, AgentRecord } from "./agent-store.js";
+import { InvalidImportError, type AgentImportSource, type AgentRecord } from "./agent-store.js";
 
 // An import replaces each agent it names (by id) and leaves the others as
 // they are. Per batch of agents: one COPY of its rows, PostgreSQL's own bulk
@@ -39,6 +39,19 @@ interface PreparedBatch {
 /** Inserts or replaces agents by id, in one transaction, which a source that throws rolls back. */
 export async function importAgents(sql: Sql, agents: AgentImportSource): Promise<void> {
   if (isArray(agents) && agents.length === 0) return;
+  // The batches as the source gave them, in file order: kept only to name
+  // the agents whose number another agent keeps, if the commit refuses them.
+  const given: (readonly AgentRecord[])[] = [];
+  try {
+    await writeInOneTransaction(sql, agents, given);
+  } catch (error) {
+    if (!isNumberTaken(error)) throw error;
+    const problems = await numbersKeptByOthers(sql, given);
+    throw problems.length > 0 ? new InvalidImportError(problems) : error;
+  }
+}
+
+async function writeInOneTransaction(sql: Sql, agents: AgentImportSource, given: (readonly AgentRecord[])[]): Promise<void> {
   await sql.transaction(async (tx) => {
     await tx.query(LOCK_FOR_IMPORT);
     // Only an id that may be stored needs deleting first: one in the range
@@ -52,6 +65,7 @@ export async function importAgents(sql: Sql, agents: AgentImportSource): Promise
     let batches = 0;
 
     const prepare = (batch: readonly AgentRecord[]): PreparedBatch => {
+      given.push(batch);
       const current = ++batches;
       const replaced: number[] = [];
       let repeated = false;
@@ -71,6 +85,32 @@ export async function importAgents(sql: Sql, agents: AgentImportSource): Promise
     };
     await writeEach(isArray(agents) ? batchesOf(agents, BATCH_SIZE) : agents, prepare, send);
   });
+}
+
+/** The commit's refusal of a number that two agents would have (the check is deferred to it). */
+function isNumberTaken(error: unknown): boolean {
+  const { code, constraint } = (error ?? {}) as { code?: unknown; constraint?: unknown };
+  return code === "23505" && constraint === "agents_number_key";
+}
+
+// Stored agents that the file does not name, with a number the file gives
+// to another agent. The file has no duplicates of its own (the reader
+// refused them), so these are every conflict, and the import rolled back:
+// read after it, they are as they were before.
+const NUMBERS_KEPT = `SELECT number, id FROM agents
+  WHERE number = ANY($1::text[]) AND NOT (id = ANY($2::integer[]))`;
+
+/** Each agent of the file whose number a stored agent not in the file keeps, as the reader words a problem. */
+async function numbersKeptByOthers(sql: Sql, given: readonly (readonly AgentRecord[])[]): Promise<string[]> {
+  const file = given.flat();
+  const rows = await sql.query<{ number: string; id: number }>(NUMBERS_KEPT, [file.map((a) => a.number), file.map((a) => a.id)]);
+  const keptBy = new Map(rows.map((row) => [row.number, row.id]));
+  const problems: string[] = [];
+  file.forEach((agent, index) => {
+    const id = keptBy.get(agent.number);
+    if (id !== undefined) problems.push(`[${index}].number: number ${JSON.stringify(agent.number)} is kept by agent ${id}, which the file does not name`);
+  });
+  return problems;
 }
 
 function isArray(source: AgentImportSource): source is readonly AgentRecord[] {
