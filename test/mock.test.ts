@@ -238,6 +238,40 @@ describe("Prism mock of the contract", () => {
     }
   });
 
+  // Where the stateless mock is looser than the server, as docs/front-end.md
+  // lists: each case pinned, so that the list stays true (and a Prism
+  // upgrade that changes one is noticed).
+  it("is looser than the server exactly where docs/front-end.md says", async () => {
+    const pause = "/agents/by-number/1001/pause";
+    const post = (body: string | undefined, type?: string) =>
+      call(pause, { method: "POST", headers: { ...TOKEN, ...(type ? { "Content-Type": type } : {}) }, ...(body === undefined ? {} : { body }) });
+    // JSON null is no body; 0 and false are refused with the example 400.
+    expect((await post("null", "application/json")).status).toBe(204);
+    for (const body of ["0", "false"]) {
+      const res = await post(body, "application/json");
+      expect(res.status, body).toBe(400);
+      expect(res.json()).toMatchObject({ error: "invalid request" });
+    }
+    // An empty body under another type, as fetch(url, { method: "POST", body: "" }) sends it (server: 415).
+    expect((await post("", "text/plain;charset=UTF-8")).status).toBe(204);
+    // A lone surrogate in the reason (server: 400).
+    expect((await post('{"reason":"\\ud800"}', "application/json")).status).toBe(204);
+    // Unknown paths and wrong methods: Prism's problem+json, not the contract's Error.
+    for (const [path, method, status] of [["/1.0/agents", "GET", 404], [pause, "GET", 405]] as const) {
+      const res = await call(path, { method, headers: TOKEN });
+      expect(res.status, `${method} ${path}`).toBe(status);
+      expect(res.type).toMatch(/^application\/problem\+json/);
+      expect(contract.schemaValidator("Error")(res.json())).toBe(false);
+    }
+    // None of the server's response headers, and credentials allowed to any origin.
+    const answer = await fetch(`${prism.url}/agents/by-id/1`, { headers: { ...TOKEN, Origin: "http://localhost:5173" } });
+    for (const name of ["cache-control", "x-content-type-options", "strict-transport-security", "content-security-policy", "x-request-id"]) {
+      expect(answer.headers.get(name), name).toBeNull();
+    }
+    expect(answer.headers.get("access-control-allow-origin")).toBe("http://localhost:5173");
+    expect(answer.headers.get("access-control-allow-credentials")).toBe("true");
+  });
+
   // Last: stop() must take the whole process group down.
   it("stops cleanly, leaving no process behind", async () => {
     const { pid, url } = prism;
