@@ -9,10 +9,11 @@
 //   `{ ok: false, status, error }` where `error` is the contract's Error body;
 // - no HTTP response at all (connection refused, DNS, TLS, ...) throws an
 //   AgentdNetworkError naming the URL and the cause;
-// - an unusable `ca` throws an AgentdConfigError on the first request.
+// - options it cannot use throw an AgentdConfigError: at creation, or for an
+//   unreadable `ca`, on the first request.
 import createClient, { type Client, type Middleware } from "openapi-fetch";
 import type { components, paths } from "../generated/openapi.js";
-import { AgentdError, AgentdNetworkError } from "./errors.js";
+import { AgentdConfigError, AgentdError, AgentdNetworkError } from "./errors.js";
 
 export { AgentdConfigError, AgentdError, AgentdNetworkError } from "./errors.js";
 export type { components, paths } from "../generated/openapi.js";
@@ -61,10 +62,10 @@ export interface AgentdClient {
 
 export function createAgentdClient(options: AgentdClientOptions): AgentdClient {
   const { baseUrl, token, ca, fetch: customFetch } = options;
-  if (!baseUrl) throw new TypeError("createAgentdClient: baseUrl is required");
-  if (!token) throw new TypeError("createAgentdClient: token is required");
+  if (!baseUrl) throw new AgentdConfigError("createAgentdClient: baseUrl is required");
+  if (!token) throw new AgentdConfigError("createAgentdClient: token is required");
   if (ca !== undefined && customFetch !== undefined) {
-    throw new TypeError("createAgentdClient: `ca` and `fetch` cannot be combined");
+    throw new AgentdConfigError("createAgentdClient: `ca` and `fetch` cannot be combined");
   }
 
   let closeTls: (() => Promise<void>) | undefined;

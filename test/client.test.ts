@@ -279,11 +279,16 @@ describe("client behaviour without a network", () => {
   });
 
   it("requires a base URL and a token, and refuses `ca` with a custom fetch", () => {
-    expect(() => createAgentdClient({ baseUrl: OBSERVED_BASE_URL, token: "" })).toThrow(/token is required/);
-    expect(() => createAgentdClient({ baseUrl: "", token: "t" })).toThrow(/baseUrl is required/);
-    expect(() =>
-      createAgentdClient({ baseUrl: OBSERVED_BASE_URL, token: "t", ca: "x.pem", fetch: (r) => fetch(r) }),
-    ).toThrow(/cannot be combined/);
+    // As documented: a configuration the client cannot use is an AgentdConfigError.
+    const refusals: [() => unknown, RegExp][] = [
+      [() => createAgentdClient({ baseUrl: OBSERVED_BASE_URL, token: "" }), /token is required/],
+      [() => createAgentdClient({ baseUrl: "", token: "t" }), /baseUrl is required/],
+      [() => createAgentdClient({ baseUrl: OBSERVED_BASE_URL, token: "t", ca: "x.pem", fetch: (r) => fetch(r) }), /cannot be combined/],
+    ];
+    for (const [create, message] of refusals) {
+      expect(create).toThrow(message);
+      expect(create).toThrow(AgentdConfigError);
+    }
   });
 });
 
