@@ -11,8 +11,6 @@ export interface paths {
         /**
          * List agents
          * @description Returns the status of every agent of the deployment, ordered by `id`.
-         *
-         *     Required ACL: `agentd.agents.read`.
          */
         get: operations["listAgents"];
         put?: never;
@@ -33,8 +31,6 @@ export interface paths {
         /**
          * Get an agent by identifier
          * @description Returns the status of the agent with the given numeric identifier.
-         *
-         *     Required ACL: `agentd.agents.by-id.{agent_id}.read`.
          */
         get: operations["getAgentById"];
         put?: never;
@@ -55,8 +51,6 @@ export interface paths {
         /**
          * Get an agent by number
          * @description Returns the status of the agent with the given agent number.
-         *
-         *     Required ACL: `agentd.agents.by-number.{agent_number}.read`.
          */
         get: operations["getAgentByNumber"];
         put?: never;
@@ -78,14 +72,9 @@ export interface paths {
         put?: never;
         /**
          * Pause an agent
-         * @description Pauses the logged-in agent with the given agent number, optionally
-         *     with a reason. Pausing an agent that is already paused is not an
-         *     error: the reason is replaced (and cleared when none is given).
-         *     The change is durable when the response is sent.
-         *
-         *     The body is optional; when sent it must be JSON.
-         *
-         *     Required ACL: `agentd.agents.by-number.{agent_number}.pause.create`.
+         * @description Pauses the logged-in agent with the given agent number. Pausing an
+         *     agent that is already paused is not an error. The change is durable
+         *     when the response is sent.
          */
         post: operations["pauseAgentByNumber"];
         delete?: never;
@@ -105,17 +94,14 @@ export interface paths {
         put?: never;
         /**
          * Unpause an agent
-         * @description Ends the pause of the logged-in agent with the given agent number:
-         *     `paused` becomes false and `paused_reason` null. Unpausing an agent
-         *     that is not paused is not an error. The change is durable when the
-         *     response is sent.
+         * @description Ends the pause of the logged-in agent with the given agent number.
+         *     Unpausing an agent that is not paused is not an error. The change is
+         *     durable when the response is sent.
          *
          *     The operation takes no parameters besides the agent number. A client
-         *     may send no body at all (with or without a Content-Type, as the
-         *     17.05 Python client does) or the empty JSON object `{}`; any other
-         *     body is rejected with 400.
-         *
-         *     Required ACL: `agentd.agents.by-number.{agent_number}.unpause.create`.
+         *     may send no body at all (with no Content-Type, or `application/json`,
+         *     as upstream's Python client does) or the empty JSON object `{}`; any
+         *     other body is refused with 400.
          */
         post: operations["unpauseAgentByNumber"];
         delete?: never;
@@ -221,7 +207,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The token sent more requests than its rate limit allows. */
+        /** @description More requests than the rate limit allows. */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -231,7 +217,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A service the request depends on (the authentication service or the database) cannot be reached; retry later. */
+        /** @description The database cannot be reached; retry later. */
         ServiceUnavailable: {
             headers: {
                 [name: string]: unknown;

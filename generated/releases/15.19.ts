@@ -78,12 +78,9 @@ export interface paths {
         put?: never;
         /**
          * Pause an agent
-         * @description Pauses the logged-in agent with the given agent number, optionally
-         *     with a reason. Pausing an agent that is already paused is not an
-         *     error: the reason is replaced (and cleared when none is given).
-         *     The change is durable when the response is sent.
-         *
-         *     The body is optional; when sent it must be JSON.
+         * @description Pauses the logged-in agent with the given agent number. Pausing an
+         *     agent that is already paused is not an error. The change is durable
+         *     when the response is sent.
          *
          *     Required ACL: `agentd.agents.by-number.{agent_number}.pause.create`.
          */
@@ -105,15 +102,14 @@ export interface paths {
         put?: never;
         /**
          * Unpause an agent
-         * @description Ends the pause of the logged-in agent with the given agent number:
-         *     `paused` becomes false and `paused_reason` null. Unpausing an agent
-         *     that is not paused is not an error. The change is durable when the
-         *     response is sent.
+         * @description Ends the pause of the logged-in agent with the given agent number.
+         *     Unpausing an agent that is not paused is not an error. The change is
+         *     durable when the response is sent.
          *
          *     The operation takes no parameters besides the agent number. A client
-         *     may send no body at all (with or without a Content-Type, as the
-         *     17.05 Python client does) or the empty JSON object `{}`; any other
-         *     body is rejected with 400.
+         *     may send no body at all (with no Content-Type, or `application/json`,
+         *     as upstream's Python client does) or the empty JSON object `{}`; any
+         *     other body is refused with 400.
          *
          *     Required ACL: `agentd.agents.by-number.{agent_number}.unpause.create`.
          */
@@ -247,7 +243,15 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The token sent more requests than its rate limit allows. */
+        /**
+         * @description More requests than the rate limit allows.
+         *
+         *     A valid token has its own budget; a token not yet known to be valid
+         *     has the budget of its client address and token, and a request without
+         *     a token that of its client address. With an external authentication
+         *     service, also when the instance's cap on token checks sent to it is
+         *     reached.
+         */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -257,7 +261,12 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A service the request depends on (the authentication service or the database) cannot be reached; retry later. */
+        /**
+         * @description The database cannot be reached; retry later.
+         *
+         *     The same status, with `authentication server unreachable`, when the
+         *     authentication service cannot be reached.
+         */
         ServiceUnavailable: {
             headers: {
                 [name: string]: unknown;
