@@ -151,6 +151,27 @@ describe("metrics, scraped by a real Prometheus", () => {
     expect([...after].every((op) => op === "unknown" || /^[a-z][A-Za-z]+$/.test(op ?? ""))).toBe(true);
   });
 
+  it("counts a request the body parser refuses under its operation, not as unknown", async () => {
+    const pause = `/agents/by-number/${SUITE_AGENTS.pausable.number}/pause`;
+    const count = (text: string, status: number) =>
+      Number(new RegExp(`^agentd_http_requests_total\\{operation="pauseAgentByNumber",status="${status}"\\} (\\d+)$`, "m").exec(text)?.[1] ?? 0);
+    const unknown = (text: string) =>
+      text
+        .split("\n")
+        .filter((line) => line.startsWith('agentd_http_requests_total{operation="unknown"'))
+        .reduce((sum, line) => sum + Number(line.split(" ").at(-1)), 0);
+    const before = await metrics();
+    const refusals = [
+      { status: 400, headers: { "content-type": "application/json" }, rawBody: "{not json" },
+      { status: 415, headers: { "content-type": "text/plain" }, rawBody: "lunch" },
+      { status: 413, headers: { "content-type": "application/json" }, rawBody: JSON.stringify({ reason: "x".repeat(64 * 1024) }) },
+    ];
+    for (const { status, ...options } of refusals) expect((await server.call("POST", `${pause}?any=query`, options)).status).toBe(status);
+    const after = await metrics();
+    for (const status of [400, 415, 413]) expect(count(after, status) - count(before, status), String(status)).toBe(1);
+    expect(unknown(after)).toBe(unknown(before));
+  });
+
   it("holds no secret: no token, no ACL, no agent number", async () => {
     const token = await server.createToken(["agentd.agents.by-number.8675309.read"]);
     const agent = { id: 86, number: "8675309", extension: null, context: null, logged: false, paused: false, paused_reason: null, state_interface: null };
