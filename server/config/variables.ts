@@ -206,7 +206,8 @@ export const VARIABLES = {
   dbTimeoutMs: variable({
     name: "AGENTD_DB_TIMEOUT",
     default: "5s",
-    description: "Upper bound on one database round trip; past it the request answers 503.",
+    description:
+      "Upper bound on one database round trip; past it the request answers 503. PostgreSQL cancels a slower statement itself; one on a database that has stopped answering altogether is given up a second later, so that the server's cancel, which keeps the connection, comes first.",
     parse: (raw) => duration(raw, 1),
   }),
   shutdownTimeoutMs: variable({
