@@ -483,6 +483,21 @@ describe("start-up failures name the path and the system's reason, and exit 1", 
   });
 });
 
+describe("command line", () => {
+  it("names a mistyped command as unknown (exit 2), and lists the commands", async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), "agentd-cli-"));
+    try {
+      const result = await agentd(["sevre"], dataDir);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain("error: unknown command 'sevre'");
+      expect(result.stderr).toMatch(/^ {2}serve\b/m);
+      expect(result.stderr).not.toContain("AGENTD_PORT");
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("configuration errors", () => {
   it.each([
     ["AGENTD_PORT", "abc"],

@@ -212,7 +212,7 @@ function program(): Command {
     .showHelpAfterError();
 
   cli
-    .command("serve", { isDefault: true })
+    .command("serve")
     .description("serve the API over HTTPS (configured by AGENTD_* environment variables)")
     .addHelpText("after", "\n" + renderEnvHelp())
     .action(async () => {
@@ -269,7 +269,7 @@ function program(): Command {
 
   cli
     .command("import")
-    .description("insert or update agents from a JSON file (an array of agent statuses without origin_uuid)")
+    .description("insert or update agents from a JSON file (an array of agent statuses, as GET /agents answers them; origin_uuid is ignored)")
     .argument("<file>", "path to the JSON file")
     .action(async (file: string) => {
       let text: string;
@@ -313,7 +313,10 @@ function program(): Command {
 let served = 0;
 let exitCode: number;
 try {
-  await program().parseAsync(process.argv);
+  // `agentd` alone serves. Not commander's default command: that would take
+  // a mistyped command for serve's argument ("too many arguments for 'serve'").
+  const args = process.argv.slice(2);
+  await program().parseAsync(args.length === 0 ? ["serve"] : args, { from: "user" });
   exitCode = served;
 } catch (err) {
   if (err instanceof CommanderError) {
