@@ -419,6 +419,19 @@ describe("start-up failures name the path and the system's reason, and exit 1", 
     }
   }
 
+  it("a certificate file that cannot be read: the variable and the path are named", async () => {
+    const dataDir = path.join(tmp, "tls");
+    await ownDataDir(dataDir);
+    const missing = path.join(tmp, "no-such.pem");
+    const result = await runAgentd(
+      ["serve"],
+      { AGENTD_DATA_DIR: dataDir, AGENTD_PORT: "0", AGENTD_OPS_PORT: "0", AGENTD_TLS_CERT: missing, AGENTD_TLS_KEY: missing },
+      { cwd: tmp, timeoutMs: 30_000 },
+    );
+    expect(result.stderr.split("\n")).toContain(`agentd: AGENTD_TLS_CERT: cannot read ${missing} (ENOENT)`);
+    expect(result.code).toBe(1);
+  });
+
   it("a port already in use, or an unknown host: the listener and its variables are named", async () => {
     const taken = net.createServer();
     await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
