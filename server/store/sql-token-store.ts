@@ -9,7 +9,7 @@ export function hashToken(token: string): string {
 
 /**
  * A new token: 32 random bytes, base64url (43 characters). Never one that starts with "-":
- * given on a command line (`agentd token revoke TOKEN`, `curl -H`), it would be read as an option.
+ * given as an argument (`agentd token revoke TOKEN`), it would be read as an option.
  */
 export function newToken(random: (size: number) => Buffer = randomBytes): string {
   for (;;) {
