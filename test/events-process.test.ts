@@ -1,14 +1,16 @@
 // Events across crashes and instances: a real agentd process killed with
 // SIGKILL, and three instances on one PostgreSQL under concurrent pauses.
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { Agent } from "undici";
 import { describe, expect, it, vi } from "vitest";
 import { loggedIn } from "./helpers/agents.js";
 import { ownDataDir } from "./helpers/data-dir.js";
 import { freshPostgres, postgresTestUrl } from "./helpers/databases.js";
 import { freePort } from "../devkit/ports.js";
+import { callHttps } from "./helpers/https.js";
 import { spawnAgentd, type AgentdProcess } from "./helpers/process.js";
 import { consume, ensureRabbit, RABBIT_URL } from "./helpers/rabbit.js";
 import { startWebhookReceiver } from "./helpers/webhook-receiver.js";
@@ -58,6 +60,7 @@ describe.runIf(postgresTestUrl() !== undefined)("three instances on one PostgreS
     const AGENTS = 5;
     const PAUSES = 300;
     const instances: AgentdProcess[] = [];
+    const pools: Agent[] = [];
     const dirs: string[] = [];
     try {
       const db = await database.openMigrated();
@@ -83,19 +86,23 @@ describe.runIf(postgresTestUrl() !== undefined)("three instances on one PostgreS
         );
       }
       // Pauses with reasons from a small set, and unpauses, so some requests
-      // change nothing and record no event.
+      // change nothing and record no event. Each instance is called as a
+      // client pool would call it: a few connections, each kept busy, rather
+      // than a hundred TLS handshakes at once on a loaded machine.
+      pools.push(...instances.map((p) => new Agent({ connect: { ca: readFileSync(p.certPath, "utf8") }, connections: 8 })));
       const reasons = ["a", "b", "c", null, "unpause"];
       const answers = await Promise.all(
         Array.from({ length: PAUSES }, (_, i) => {
           const reason = reasons[(i * 7 + Math.floor(i / 3)) % reasons.length];
           const number = 1001 + (i % AGENTS);
-          if (reason === "unpause") return instances[i % 3]!.call("POST", `/agents/by-number/${number}/unpause`, { token: TOKEN });
-          return instances[i % 3]!.call("POST", `/agents/by-number/${number}/pause`, {
-            token: TOKEN,
-            ...(reason === null ? {} : { body: { reason } }),
-          });
+          const url = (action: string) => `${instances[i % 3]!.url}/agents/by-number/${number}/${action}`;
+          if (reason === "unpause") return callHttps(pools[i % 3]!, "POST", url("unpause"), { token: TOKEN });
+          return callHttps(pools[i % 3]!, "POST", url("pause"), { token: TOKEN, ...(reason === null ? {} : { body: { reason } }) });
         }),
-      );
+      ).catch((error: unknown) => {
+        // What the servers said, for a failure no assertion describes (a connection closed under load).
+        throw new Error(`${String(error)}\n${instances.map((p, n) => `--- instance ${n}\n${p.output().slice(-2000)}${p.logs().slice(-4000)}`).join("\n")}`, { cause: error });
+      });
       expect(answers.every((a) => a.status === 204)).toBe(true);
       const final = await Promise.all(
         Array.from({ length: AGENTS }, async (_, i) => (await instances[0]!.call("GET", `/agents/by-number/${1001 + i}`, { token: TOKEN })).json as { paused_reason: string | null }),
@@ -131,6 +138,7 @@ describe.runIf(postgresTestUrl() !== undefined)("three instances on one PostgreS
         expect(last?.data.paused_reason).toBe(final[i]!.paused_reason ?? "");
       }
     } finally {
+      await Promise.all(pools.map((pool) => pool.destroy()));
       await Promise.all(instances.map((p) => p.kill("SIGTERM")));
       await consumer.close();
       await database.cleanup();
