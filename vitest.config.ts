@@ -15,8 +15,11 @@ const ALONE = ["test/floods.test.ts", "test/log-output-memory.test.ts"];
 // per project that names it: the build would run three times.
 const shared = {
   // Every suite starts real processes (HTTPS servers, Prism, PostgreSQL
-  // clients); generous time-outs keep a loaded CI machine from flaking.
-  testTimeout: 60_000,
+  // clients); generous time-outs keep a loaded CI machine from flaking. A
+  // test that starts a process and works with it (the stateful mock with a
+  // fleet, three instances under load) ran past 60 s on a machine that ran
+  // the whole suite at half its usual speed: the same as the hooks' bound.
+  testTimeout: 120_000,
   hookTimeout: 120_000,
   sequence: { sequencer: SlowFirst },
 };
