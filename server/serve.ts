@@ -72,7 +72,7 @@ export async function startServer(config: Config, logger: Logger, pgliteThread?:
   const opening = openStores(config, logger, {
     metrics: metrics ?? NO_METRICS,
     events: { sinks, recorded: () => relay?.wake() },
-    ...(pgliteThread ? { pgliteThread } : {}),
+    pgliteThread,
   });
   // Its failure is thrown below, once the app is warm; until then it must
   // not count as unhandled, which would end the process.

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repoRoot } from "../devkit/root.js";
 import { openPglite } from "../server/db/pglite.js";
 import { DatabaseUnavailableError, type Database } from "../server/db/sql.js";
-import { openThreadedPglite } from "../server/db/threaded-pglite.js";
+import { startPgliteThread } from "../server/db/threaded-pglite.js";
 import { turnsDuring } from "./helpers/event-loop.js";
 
 const SCHEMA = `CREATE TABLE t (id integer PRIMARY KEY, label text NOT NULL CHECK (label <> ''), at timestamptz, doc jsonb, raw bytea, big bigint, ok boolean)`;
@@ -20,7 +20,7 @@ describe("the embedded database in its own thread", () => {
   let threaded: Database;
   let inThread: Database;
   beforeAll(async () => {
-    [threaded, inThread] = await Promise.all([openThreadedPglite(null), openPglite(null)]);
+    [threaded, inThread] = await Promise.all([startPgliteThread().open(null), openPglite(null)]);
     for (const db of [threaded, inThread]) await db.query(SCHEMA);
   });
   afterAll(async () => {
@@ -147,7 +147,7 @@ describe("the embedded database's thread, opened and closed", () => {
       const data = path.join(dir, "data");
       await mkdir(path.join(data, "pgdata"), { recursive: true });
       await chmod(path.join(data, "pgdata"), 0o500);
-      const [a, b] = await Promise.all([openThreadedPglite(data).catch((err: Error) => err), openPglite(data).catch((err: Error) => err)]);
+      const [a, b] = await Promise.all([startPgliteThread().open(data).catch((err: Error) => err), openPglite(data).catch((err: Error) => err)]);
       expect(a).toBeInstanceOf(Error);
       expect((a as Error).message).toBe((b as Error).message);
       expect((a as Error).message).toMatch(/^cannot open the embedded database in .*pgdata: EACCES: permission denied$/);
@@ -159,7 +159,7 @@ describe("the embedded database's thread, opened and closed", () => {
   });
 
   it("once closed, answers every call with DatabaseUnavailableError (503), not a hang", async () => {
-    const db = await openThreadedPglite(null);
+    const db = await startPgliteThread().open(null);
     await db.close();
     const closed = db.query("SELECT 1");
     await expect(closed).rejects.toBeInstanceOf(DatabaseUnavailableError);
@@ -172,8 +172,8 @@ describe("the embedded database's thread, opened and closed", () => {
     // end by itself (the idle thread does not hold it).
     const module = JSON.stringify(pathToFileURL(path.join(repoRoot, "server/db/threaded-pglite.ts")).href);
     // A value that cannot be sent to the thread is refused at once, and leaves nothing owed.
-    const script = `import { openThreadedPglite } from ${module};
-      const db = await openThreadedPglite(null);
+    const script = `import { startPgliteThread } from ${module};
+      const db = await startPgliteThread().open(null);
       await db.query("SELECT $1::text", [() => "not a value"]).then(() => process.stdout.write("sent?\\n"), (err) => process.stdout.write(err.name + "\\n"));
       db.query("SELECT pg_sleep(0.3), 'answered' AS word").then((rows) => process.stdout.write(rows[0].word + "\\n"));`;
     const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] });

@@ -85,9 +85,9 @@ describe("PGlite durability", () => {
       const module = (file: string) => JSON.stringify(pathToFileURL(path.join(repoRoot, file)).href);
       await writeFile(
         child,
-        `import { openThreadedPglite } from ${module("server/db/threaded-pglite.ts")};
+        `import { startPgliteThread } from ${module("server/db/threaded-pglite.ts")};
          import { SqlAgentStore } from ${module("server/store/sql-agent-store.ts")};
-         const db = await openThreadedPglite(process.argv[2]);
+         const db = await startPgliteThread().open(process.argv[2]);
          const store = new SqlAgentStore(db, "00000000-0000-4000-8000-000000000000");
          const outcome = await store.pause("1001", "killed right after");
          process.stdout.write(outcome + "\\n");

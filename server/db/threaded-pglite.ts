@@ -121,11 +121,6 @@ export function startPgliteThread(): PgliteThread {
   };
 }
 
-/** openPglite in a thread of its own: startPgliteThread().open(dataDir). */
-export function openThreadedPglite(dataDir: string | null): Promise<Database> {
-  return startPgliteThread().open(dataDir);
-}
-
 /**
  * The thread's program beside this module: compiled JavaScript in the build
  * and the package. Under the tests this module is the TypeScript source,
