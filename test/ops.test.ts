@@ -192,7 +192,9 @@ describe("readiness follows the external auth service", () => {
   beforeAll(async () => {
     auth = new AuthService(new Map([[ADMIN_TOKEN, ["agentd.#"]]]));
     await auth.start();
-    server = await startTestServer({ AGENTD_AUTH_URL: auth.url, AGENTD_AUTH_TIMEOUT: "500ms", AGENTD_DB_TIMEOUT: "1s" });
+    // The database keeps its default bound: only the auth service goes away here,
+    // and a shorter bound could fail the database's own check on a loaded machine.
+    server = await startTestServer({ AGENTD_AUTH_URL: auth.url, AGENTD_AUTH_TIMEOUT: "500ms" });
   });
   afterAll(async () => {
     await server?.close();
@@ -223,7 +225,9 @@ describe.skipIf(pgUrl === undefined)("readiness follows PostgreSQL", () => {
     const proxied = new URL(db.location);
     proxied.hostname = "127.0.0.1";
     proxied.port = String(proxy.port);
-    server = await startTestServer({ AGENTD_DATABASE_URL: proxied.toString(), AGENTD_DB_TIMEOUT: "1s" });
+    // Short enough that a blackholed database turns /readyz 503 soon, long enough
+    // that the start's statements do not run past it on a loaded machine.
+    server = await startTestServer({ AGENTD_DATABASE_URL: proxied.toString(), AGENTD_DB_TIMEOUT: "3s" });
   });
   afterAll(async () => {
     await proxy?.restore();
