@@ -354,6 +354,17 @@ describe("tokens and ACLs (embedded verifier)", () => {
     expectError(await server.call("POST", `/agents/by-number/${pausable.number}/pause`, { token: unpauser }), 403, "insufficient permissions");
   });
 
+  it("fills an integer path value into the ACL as the number it reaches: /by-id/01 needs agent 1's ACL", async () => {
+    const one = await server.createToken([`agentd.agents.by-id.${pausable.id}.read`]);
+    const spelled = await server.createToken([`agentd.agents.by-id.0${pausable.id}.read`]);
+    for (const path of [`/agents/by-id/${pausable.id}`, `/agents/by-id/0${pausable.id}`, `/agents/by-id/000${pausable.id}`]) {
+      const answer = await server.call("GET", path, { token: one });
+      expect(answer.status, path).toBe(200);
+      expect(answer.json.id).toBe(pausable.id);
+      expectError(await server.call("GET", path, { token: spelled }), 403, "insufficient permissions");
+    }
+  });
+
   it("honours * (one segment) and # (any number of segments)", async () => {
     const star = await server.createToken(["agentd.agents.by-number.*.read"]);
     expect((await server.call("GET", `/agents/by-number/${onBreak.number}`, { token: star })).status).toBe(200);

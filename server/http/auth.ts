@@ -1,5 +1,5 @@
 import type { Request, Response } from "express";
-import type { OpenApiRequest, SecurityHandlers } from "express-openapi-validator/dist/framework/types.js";
+import type { OpenApiRequest, OpenAPIV3, SecurityHandlers } from "express-openapi-validator/dist/framework/types.js";
 import { fillAcl } from "../auth/acl.js";
 import type { Logger } from "pino";
 import type { TokenVerifier } from "../auth/verifier.js";
@@ -45,7 +45,7 @@ export function securityHandlers(
       if (typeof template !== "string") {
         throw new Error(`operation ${req.method} ${req.path} has no x-required-acl`);
       }
-      const pathParams = openapi?.pathParams ?? {};
+      const pathParams = aclValues(operation, openapi?.pathParams ?? {});
       try {
         const verdict = await verifier.verify(token, fillAcl(template, pathParams));
         metrics.authCheck(verdict.ok ? "allowed" : CHECK_RESULT[verdict.error]);
@@ -68,4 +68,23 @@ export function securityHandlers(
       return false;
     },
   };
+}
+
+/**
+ * The path values as the ACL names them. An integer parameter names the
+ * number the request reaches, not its spelling: `/agents/by-id/01` reads
+ * agent 1, so it needs agent 1's ACL. The check runs before the validator
+ * has coerced anything; a value that is not plain digits is left as it is
+ * (it is refused with 400 after the check, or with 403 by it).
+ */
+function aclValues(operation: OpenAPIV3.OperationObject | undefined, raw: Readonly<Record<string, string>>): Record<string, string> {
+  const values = { ...raw };
+  for (const parameter of (operation?.parameters ?? []) as OpenAPIV3.ParameterObject[]) {
+    const schema = parameter.schema as OpenAPIV3.SchemaObject | undefined;
+    const value = values[parameter.name];
+    if (parameter.in === "path" && schema?.type === "integer" && value !== undefined && /^[0-9]+$/.test(value)) {
+      values[parameter.name] = value.replace(/^0+(?=[0-9])/, "");
+    }
+  }
+  return values;
 }
