@@ -119,9 +119,14 @@ export interface paths {
          *     The agent's `paused` becomes false and its `paused_reason` null.
          *
          *     The operation takes no parameters besides the agent number. A client
-         *     may send no body at all (with no Content-Type, or `application/json`,
-         *     as upstream's Python client does) or the empty JSON object `{}`; any
-         *     other body is refused with 400.
+         *     may send no body at all, with no Content-Type (as upstream's 17.05
+         *     Python client does) or with `application/json`, or the empty JSON
+         *     object `{}` (as its later clients do); any other JSON body is refused
+         *     with 400.
+         *
+         *     <!-- x-since: "17.05" -->
+         *     A body of another media type is refused with 415, and one over the
+         *     size limit with 413.
          *
          *     <!-- x-since: "15.19" -->
          *     Required ACL: `agentd.agents.by-number.{agent_number}.unpause.create`.
@@ -342,7 +347,7 @@ export interface components {
         UnpauseRequest: Record<string, never>;
         /** @description The body of every error response. */
         Error: {
-            /** @description Stable identifier of the error; clients branch on it. */
+            /** @description Stable identifier of the error; clients branch on it. Each error response names the identifiers it carries. */
             error: string;
             /** @description For invalid requests, what was wrong and where. */
             details?: components["schemas"]["ErrorDetail"][];
@@ -376,7 +381,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    error?: "invalid request";
+                };
             };
         };
         /** @description The token is missing, unknown or expired. */
@@ -390,7 +398,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    error?: "invalid token or unauthorized";
+                };
             };
         };
         /** @description The token is valid but lacks the operation's ACL. */
@@ -399,7 +410,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    error?: "insufficient permissions";
+                };
             };
         };
         /** @description No agent has this identifier or number. */
@@ -408,7 +422,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    error?: "no such agent";
+                };
             };
         };
         /** @description The agent is not logged in, so it cannot be paused or unpaused. */
@@ -417,7 +434,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    error?: "not logged in";
+                };
             };
         };
         /** @description The request body is larger than the server accepts. */
@@ -426,7 +446,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    error?: "payload too large";
+                };
             };
         };
         /** @description The request body is not JSON. */
@@ -435,7 +458,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    error?: "unsupported media type";
+                };
             };
         };
         /**
@@ -454,7 +480,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    error?: "too many requests";
+                };
             };
         };
         /**
@@ -469,7 +498,9 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["Error"] & {
+                    error?: "database unavailable" | "authentication server unreachable";
+                };
             };
         };
         /** @description An unexpected error; details are logged with the request id, never sent. */
@@ -478,7 +509,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    error?: "server error";
+                };
             };
         };
     };

@@ -14,6 +14,7 @@
 //   - a dropped security scheme also leaves every security requirement
 //     (an emptied requirement list means the release had no authentication,
 //     and then its operations name no `x-required-acl` either);
+//   - a oneOf or anyOf left with one schema becomes that schema;
 //   - named examples lose the fields their schema lost, so they still validate;
 //   - info.version becomes the release, info.x-releases and the history table
 //     stop at it, and `x-until` markers go (a removal is the future for this view);
@@ -213,6 +214,11 @@ function dropAbsent(node, pointer, release, dropped, lostProperties) {
     if (dropAbsent(child, at, release, dropped, lostProperties)) {
       delete node[key];
       removedAny = true;
+    } else if ((key === "oneOf" || key === "anyOf") && Array.isArray(child) && child.length === 1 && isObject(child[0])) {
+      // A choice left with one schema is that schema: lint refuses a
+      // one-branch oneOf, and a reader would see a choice of one.
+      delete node[key];
+      for (const [name, value] of Object.entries(child[0])) if (!(name in node)) node[name] = value;
     }
   }
   return removedAny && Object.keys(node).length === 0;

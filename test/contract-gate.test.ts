@@ -81,6 +81,15 @@ const MUST_FAIL: FailingCase[] = [
     finding: /required-properties-removed/,
   },
   {
+    // Clients branch on `error` (upstream's raise with body["error"]): a new name breaks them.
+    what: "an error identifier renamed",
+    prepare: edit((d) => {
+      d.components.responses.NoSuchAgent.content["application/json"].schema.allOf[1].properties.error.const = "agent not found";
+      d.components.examples.NoSuchAgent.value.error = "agent not found";
+    }),
+    finding: /no such agent[\s\S]*agent not found[\s\S]*where: GET \/agents\/by-id\/\{agent_id\} response 404 body\/allOf\/1\.error/,
+  },
+  {
     what: "an operation's required ACL changed",
     prepare: edit((d) => (d.paths[PAUSE].post["x-required-acl"] = "agentd.agents.pause.create")),
     finding: /required ACL changed from "agentd\.agents\.by-number\.\{agent_number\}\.pause\.create" to "agentd\.agents\.pause\.create".*agentd\/extension-contract-changed/,

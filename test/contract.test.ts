@@ -196,6 +196,33 @@ function checkExamples(c: Contract): string[] {
   return problems;
 }
 
+/**
+ * Every error response names the stable identifiers it carries (a `const`, or
+ * a `oneOf` of them, beside the shared Error body), and its examples carry
+ * one of them: clients branch on `error`, so the gate must see a rename.
+ */
+function checkErrorIdentifiers(c: Contract): string[] {
+  const problems: string[] = [];
+  for (const [name, response] of Object.entries<any>(c.document.components?.responses ?? {})) {
+    const media = response.content?.["application/json"];
+    const parts: unknown[] = media?.schema?.allOf ?? [media?.schema];
+    if (!parts.some((part) => isObject(part) && part.$ref === "#/components/schemas/Error")) continue;
+    const error = parts.map((part) => (isObject(part) ? (part as any).properties?.error : undefined)).find((e) => e !== undefined);
+    const ids: unknown[] = error === undefined ? [] : "const" in error ? [error.const] : (error.oneOf ?? []).map((branch: any) => branch.const);
+    if (ids.length === 0 || ids.some((id) => typeof id !== "string")) {
+      problems.push(`${name}: the Error body names no identifier (allOf: [Error, {properties: {error: {const: …}}}])`);
+      continue;
+    }
+    for (const [exampleName, example] of Object.entries<any>(media.examples ?? {})) {
+      const value = c.resolve<{ value?: { error?: unknown } }>(example).value;
+      if (!ids.includes(value?.error)) problems.push(`${name}: example ${exampleName} carries ${JSON.stringify(value?.error)}, not one of ${ids.join(", ")}`);
+    }
+  }
+  return problems;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
+
 function checkAgentStatus(c: Contract): string[] {
   const problems: string[] = [];
   const schema = c.document.components?.schemas?.AgentStatus;
@@ -291,6 +318,7 @@ const checks = {
   acls: checkAcls,
   security: checkSecurity,
   examples: checkExamples,
+  errorIdentifiers: checkErrorIdentifiers,
   agentStatus: checkAgentStatus,
   history: checkHistory,
 };
@@ -349,6 +377,8 @@ describe("the checks catch a broken contract", () => {
       (d) => delete d.components.responses.NotLoggedIn.content["application/json"].examples,
     ],
     ["examples", "no paused agent example", (d) => (d.components.examples.AgentPaused.value = d.components.examples.AgentLoggedIn.value)],
+    ["errorIdentifiers", "an error response whose body names no identifier", (d) => (d.components.responses.NotLoggedIn.content["application/json"].schema = { $ref: "#/components/schemas/Error" })],
+    ["errorIdentifiers", "an example carrying another response's identifier", (d) => (d.components.examples.NoSuchAgent.value.error = "not logged in")],
     ["agentStatus", "a tenth field", (d) => (d.components.schemas.AgentStatus.properties.queue = { type: "string", description: "Queue." })],
     ["agentStatus", "an optional field", (d) => d.components.schemas.AgentStatus.required.pop()],
     ["agentStatus", "additional properties allowed", (d) => delete d.components.schemas.AgentStatus.additionalProperties],

@@ -99,9 +99,10 @@ export interface paths {
          *     durable when the response is sent.
          *
          *     The operation takes no parameters besides the agent number. A client
-         *     may send no body at all (with no Content-Type, or `application/json`,
-         *     as upstream's Python client does) or the empty JSON object `{}`; any
-         *     other body is refused with 400.
+         *     may send no body at all, with no Content-Type (as upstream's 17.05
+         *     Python client does) or with `application/json`, or the empty JSON
+         *     object `{}` (as its later clients do); any other JSON body is refused
+         *     with 400.
          */
         post: operations["unpauseAgentByNumber"];
         delete?: never;
@@ -144,7 +145,7 @@ export interface components {
         UnpauseRequest: Record<string, never>;
         /** @description The body of every error response. */
         Error: {
-            /** @description Stable identifier of the error; clients branch on it. */
+            /** @description Stable identifier of the error; clients branch on it. Each error response names the identifiers it carries. */
             error: string;
             /** @description For invalid requests, what was wrong and where. */
             details?: components["schemas"]["ErrorDetail"][];
@@ -178,7 +179,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    error?: "invalid request";
+                };
             };
         };
         /** @description No agent has this identifier or number. */
@@ -187,7 +191,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    error?: "no such agent";
+                };
             };
         };
         /** @description The agent is not logged in, so it cannot be paused or unpaused. */
@@ -196,7 +203,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    error?: "not logged in";
+                };
             };
         };
         /** @description More requests than the rate limit allows. */
@@ -206,7 +216,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    error?: "too many requests";
+                };
             };
         };
         /** @description The database cannot be reached; retry later. */
@@ -215,7 +228,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["Error"] & {
+                    /**
+                     * @description The database did not answer.
+                     * @constant
+                     */
+                    error?: "database unavailable";
+                };
             };
         };
         /** @description An unexpected error; details are logged with the request id, never sent. */
@@ -224,7 +243,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    error?: "server error";
+                };
             };
         };
     };

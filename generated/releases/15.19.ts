@@ -107,9 +107,10 @@ export interface paths {
          *     durable when the response is sent.
          *
          *     The operation takes no parameters besides the agent number. A client
-         *     may send no body at all (with no Content-Type, or `application/json`,
-         *     as upstream's Python client does) or the empty JSON object `{}`; any
-         *     other body is refused with 400.
+         *     may send no body at all, with no Content-Type (as upstream's 17.05
+         *     Python client does) or with `application/json`, or the empty JSON
+         *     object `{}` (as its later clients do); any other JSON body is refused
+         *     with 400.
          *
          *     Required ACL: `agentd.agents.by-number.{agent_number}.unpause.create`.
          */
@@ -162,7 +163,7 @@ export interface components {
         UnpauseRequest: Record<string, never>;
         /** @description The body of every error response. */
         Error: {
-            /** @description Stable identifier of the error; clients branch on it. */
+            /** @description Stable identifier of the error; clients branch on it. Each error response names the identifiers it carries. */
             error: string;
             /** @description For invalid requests, what was wrong and where. */
             details?: components["schemas"]["ErrorDetail"][];
@@ -196,7 +197,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    error?: "invalid request";
+                };
             };
         };
         /**
@@ -209,7 +213,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    error?: "invalid token or unauthorized";
+                };
             };
         };
         /**
@@ -222,7 +229,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    error?: "insufficient permissions";
+                };
             };
         };
         /** @description No agent has this identifier or number. */
@@ -231,7 +241,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    error?: "no such agent";
+                };
             };
         };
         /** @description The agent is not logged in, so it cannot be paused or unpaused. */
@@ -240,7 +253,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    error?: "not logged in";
+                };
             };
         };
         /**
@@ -258,7 +274,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    error?: "too many requests";
+                };
             };
         };
         /**
@@ -272,7 +291,9 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["Error"] & {
+                    error?: "database unavailable" | "authentication server unreachable";
+                };
             };
         };
         /** @description An unexpected error; details are logged with the request id, never sent. */
@@ -281,7 +302,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    error?: "server error";
+                };
             };
         };
     };

@@ -113,9 +113,13 @@ export interface paths {
          *     The agent's `paused` becomes false and its `paused_reason` null.
          *
          *     The operation takes no parameters besides the agent number. A client
-         *     may send no body at all (with no Content-Type, or `application/json`,
-         *     as upstream's Python client does) or the empty JSON object `{}`; any
-         *     other body is refused with 400.
+         *     may send no body at all, with no Content-Type (as upstream's 17.05
+         *     Python client does) or with `application/json`, or the empty JSON
+         *     object `{}` (as its later clients do); any other JSON body is refused
+         *     with 400.
+         *
+         *     A body of another media type is refused with 415, and one over the
+         *     size limit with 413.
          *
          *     Required ACL: `agentd.agents.by-number.{agent_number}.unpause.create`.
          */
@@ -368,7 +372,7 @@ export interface components {
         UnpauseRequest: Record<string, never>;
         /** @description The body of every error response. */
         Error: {
-            /** @description Stable identifier of the error; clients branch on it. */
+            /** @description Stable identifier of the error; clients branch on it. Each error response names the identifiers it carries. */
             error: string;
             /** @description For invalid requests, what was wrong and where. */
             details?: components["schemas"]["ErrorDetail"][];
@@ -402,7 +406,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    error?: "invalid request";
+                };
             };
         };
         /**
@@ -422,7 +429,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    error?: "invalid token or unauthorized";
+                };
             };
         };
         /**
@@ -435,7 +445,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    error?: "insufficient permissions";
+                };
             };
         };
         /** @description No agent has this identifier or number. */
@@ -444,7 +457,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    error?: "no such agent";
+                };
             };
         };
         /** @description The agent is not logged in, so it cannot be paused or unpaused. */
@@ -453,7 +469,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    error?: "not logged in";
+                };
             };
         };
         /**
@@ -466,7 +485,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    error?: "payload too large";
+                };
             };
         };
         /**
@@ -479,7 +501,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    error?: "unsupported media type";
+                };
             };
         };
         /**
@@ -497,7 +522,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    error?: "too many requests";
+                };
             };
         };
         /**
@@ -511,7 +539,9 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["Error"] & {
+                    error?: "database unavailable" | "authentication server unreachable";
+                };
             };
         };
         /** @description An unexpected error; details are logged with the request id, never sent. */
@@ -520,7 +550,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    error?: "server error";
+                };
             };
         };
     };
