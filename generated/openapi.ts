@@ -86,9 +86,10 @@ export interface paths {
          *     when the response is sent.
          *
          *     <!-- x-since: "17.05" -->
-         *     The reason goes in the optional JSON body. A pause of an agent that
-         *     is already paused replaces its reason, and clears it when none is
-         *     given.
+         *     The reason goes in the optional JSON body; one that breaks its rules
+         *     (a NUL character, a lone surrogate, more than 80 characters) is
+         *     refused with 400. A pause of an agent that is already paused replaces
+         *     its reason, and clears it when none is given.
          *
          *     <!-- x-since: "15.19" -->
          *     Required ACL: `agentd.agents.by-number.{agent_number}.pause.create`.
@@ -176,7 +177,8 @@ export interface webhooks {
          *     accept the delivery only when that equals, compared in constant time,
          *     one of the `v1,<signature>` entries of `webhook-signature`. Answer a
          *     delivery that fails the check with `401`. Standard Webhooks libraries
-         *     do all of it; the samples are receivers in TypeScript and Python.
+         *     do all of it; the project's `samples/` holds receivers in TypeScript
+         *     and Python (shown on the current contract's page).
          *
          *     Delivery is at least once, in order per agent (one order per bus and
          *     per webhook URL). A consumer recognises a repeated delivery by its id
@@ -227,10 +229,10 @@ export interface components {
         AgentNumber: string;
         /**
          * @description Why the agent is paused, as shown to supervisors. Any text but the NUL
-         *     character, as well-formed Unicode: a lone UTF-16 surrogate (an escape
-         *     such as `\ud800` without its pair) is refused with `400`. Stored and
-         *     returned as sent: clients that print it to a terminal should escape
-         *     control and bidirectional characters.
+         *     character, as well-formed Unicode: never a lone UTF-16 surrogate (an
+         *     escape such as `\ud800` without its pair). Stored and returned as
+         *     sent: clients that print it to a terminal should escape control and
+         *     bidirectional characters.
          */
         PauseReason: string;
         /** @description The status of one agent. */
@@ -375,7 +377,7 @@ export interface components {
                 "application/json": components["schemas"]["AgentStatus"];
             };
         };
-        /** @description The request is invalid (bad path parameter, bad or malformed body, unknown query parameter). */
+        /** @description The request breaks the contract (a path parameter, a query parameter or a body); `details` names each place. */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -499,11 +501,11 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
-                    error?: "database unavailable" | "authentication server unreachable";
+                    error?: string & ("database unavailable" | "authentication server unreachable");
                 };
             };
         };
-        /** @description An unexpected error; details are logged with the request id, never sent. */
+        /** @description An unexpected error; details are logged under the request id (`X-Request-Id`), never sent. */
         ServerError: {
             headers: {
                 [name: string]: unknown;
@@ -537,8 +539,10 @@ export interface components {
         /**
          * @description When this delivery was signed, in seconds since the Unix epoch
          *     (Standard Webhooks); part of what is signed. Each retry is signed
-         *     anew, since receivers reject old timestamps; the event's own time is
-         *     that of its first delivery attempt at the earliest.
+         *     anew, since receivers reject old timestamps. The event carries no
+         *     time of its own (its body is upstream's bus message): it happened at
+         *     or before the first delivery's timestamp, and after a retry possibly
+         *     long before this one's.
          * @example 1700000000
          */
         WebhookTimestamp: string;
@@ -730,8 +734,10 @@ export interface operations {
                 /**
                  * @description When this delivery was signed, in seconds since the Unix epoch
                  *     (Standard Webhooks); part of what is signed. Each retry is signed
-                 *     anew, since receivers reject old timestamps; the event's own time is
-                 *     that of its first delivery attempt at the earliest.
+                 *     anew, since receivers reject old timestamps. The event carries no
+                 *     time of its own (its body is upstream's bus message): it happened at
+                 *     or before the first delivery's timestamp, and after a retry possibly
+                 *     long before this one's.
                  * @example 1700000000
                  */
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
@@ -790,8 +796,10 @@ export interface operations {
                 /**
                  * @description When this delivery was signed, in seconds since the Unix epoch
                  *     (Standard Webhooks); part of what is signed. Each retry is signed
-                 *     anew, since receivers reject old timestamps; the event's own time is
-                 *     that of its first delivery attempt at the earliest.
+                 *     anew, since receivers reject old timestamps. The event carries no
+                 *     time of its own (its body is upstream's bus message): it happened at
+                 *     or before the first delivery's timestamp, and after a retry possibly
+                 *     long before this one's.
                  * @example 1700000000
                  */
                 "webhook-timestamp": components["parameters"]["WebhookTimestamp"];

@@ -370,11 +370,28 @@ function markIntroductions(root, baseline) {
       node["x-badges"] = [{ name: `Since ${typeof since === "string" ? since : baseline}` }];
     } else if (typeof since === "string") {
       const note = `Since release ${since}.`;
+      // A description beside a `$ref` replaces the referenced one where it
+      // is shown: the note goes after that text, not instead of it.
+      const description = node.description ?? (typeof node.$ref === "string" ? describedAt(root, node.$ref) : undefined);
       // Once only: a frozen release, already a view, may be seen through it again (contract:diff --from <file>).
-      if (typeof node.description !== "string") node.description = note;
-      else if (!node.description.trimEnd().endsWith(note)) node.description = `${node.description.trimEnd()}\n\n${note}`;
+      if (typeof description !== "string") node.description = note;
+      else if (!description.trimEnd().endsWith(note)) node.description = `${description.trimEnd()}\n\n${note}`;
     }
   });
+}
+
+/**
+ * The description of the element a local `$ref` names, if it has one.
+ * @param {Node} root
+ * @param {string} ref
+ * @returns {unknown}
+ */
+function describedAt(root, ref) {
+  if (!ref.startsWith("#/")) return undefined;
+  /** @type {unknown} */
+  let node = root;
+  for (const segment of ref.slice(2).split("/")) node = isObject(node) ? node[unescape(segment)] : undefined;
+  return isObject(node) ? node.description : undefined;
 }
 
 /**

@@ -218,6 +218,21 @@ describe("the built docs in chromium", () => {
     // Each rule is said where the reader looks, in its fields' descriptions.
     expect(text).toContain("always false when not logged in");
     expect(text).toContain("null when not logged in");
+    // And all of them in the response's description, which Redoc draws (not the schema's own).
+    expect(text).toContain("State rules:");
+    expect(text).toContain("An agent not paused has no pause reason.");
+  });
+
+  // A description beside a $ref replaces the referenced one where Redoc
+  // shows it: the release note must not take the place of the field's text.
+  it("shows the pause body's reason with its rules and the release that introduced it", async () => {
+    const { page } = ready().docs;
+    await page.getByRole("link", { name: "agents", exact: true }).click();
+    await page.getByRole("link", { name: /^Pause an agent\b/ }).click();
+    const section = page.locator('[id="agents/pauseagentbynumber"]');
+    await section.waitFor({ state: "visible", timeout: 20_000 });
+    await expect.poll(() => section.innerText()).toContain("Why the agent is paused");
+    expect(await section.innerText()).toContain("Since release 17.05.");
   });
 
   it("says where a token comes from and what the code samples read", async () => {

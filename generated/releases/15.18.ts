@@ -181,7 +181,7 @@ export interface components {
                 "application/json": components["schemas"]["AgentStatus"];
             };
         };
-        /** @description The request is invalid (bad path parameter, bad or malformed body, unknown query parameter). */
+        /** @description The request breaks the contract (a path parameter, a query parameter or a body); `details` names each place. */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -245,7 +245,7 @@ export interface components {
                 };
             };
         };
-        /** @description An unexpected error; details are logged with the request id, never sent. */
+        /** @description An unexpected error; details are logged under the request id (`X-Request-Id`), never sent. */
         ServerError: {
             headers: {
                 [name: string]: unknown;

@@ -82,9 +82,10 @@ export interface paths {
          *     agent that is already paused is not an error. The change is durable
          *     when the response is sent.
          *
-         *     The reason goes in the optional JSON body. A pause of an agent that
-         *     is already paused replaces its reason, and clears it when none is
-         *     given.
+         *     The reason goes in the optional JSON body; one that breaks its rules
+         *     (a NUL character, a lone surrogate, more than 80 characters) is
+         *     refused with 400. A pause of an agent that is already paused replaces
+         *     its reason, and clears it when none is given.
          *
          *     Required ACL: `agentd.agents.by-number.{agent_number}.pause.create`.
          */
@@ -168,7 +169,8 @@ export interface webhooks {
          *     accept the delivery only when that equals, compared in constant time,
          *     one of the `v1,<signature>` entries of `webhook-signature`. Answer a
          *     delivery that fails the check with `401`. Standard Webhooks libraries
-         *     do all of it; the samples are receivers in TypeScript and Python.
+         *     do all of it; the project's `samples/` holds receivers in TypeScript
+         *     and Python (shown on the current contract's page).
          *
          *     Delivery is at least once, in order per agent (one order per bus and
          *     per webhook URL). A consumer recognises a repeated delivery by its id
@@ -219,10 +221,10 @@ export interface components {
         AgentNumber: string;
         /**
          * @description Why the agent is paused, as shown to supervisors. Any text but the NUL
-         *     character, as well-formed Unicode: a lone UTF-16 surrogate (an escape
-         *     such as `\ud800` without its pair) is refused with `400`. Stored and
-         *     returned as sent: clients that print it to a terminal should escape
-         *     control and bidirectional characters.
+         *     character, as well-formed Unicode: never a lone UTF-16 surrogate (an
+         *     escape such as `\ud800` without its pair). Stored and returned as
+         *     sent: clients that print it to a terminal should escape control and
+         *     bidirectional characters.
          */
         PauseReason: string;
         /** @description The status of one agent. */
@@ -365,7 +367,15 @@ export interface components {
         EventRequiredAcl: "events.statuses.agents";
         /** @description Optional details of a pause. */
         PauseRequest: {
-            /** @description Since release 17.05. */
+            /**
+             * @description Why the agent is paused, as shown to supervisors. Any text but the NUL
+             *     character, as well-formed Unicode: never a lone UTF-16 surrogate (an
+             *     escape such as `\ud800` without its pair). Stored and returned as
+             *     sent: clients that print it to a terminal should escape control and
+             *     bidirectional characters.
+             *
+             *     Since release 17.05.
+             */
             reason?: components["schemas"]["PauseReason"];
         };
         /** @description The body of an unpause, when one is sent at all (the empty object). */
@@ -400,7 +410,7 @@ export interface components {
                 "application/json": components["schemas"]["AgentStatus"];
             };
         };
-        /** @description The request is invalid (bad path parameter, bad or malformed body, unknown query parameter). */
+        /** @description The request breaks the contract (a path parameter, a query parameter or a body); `details` names each place. */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -540,11 +550,11 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"] & {
-                    error?: "database unavailable" | "authentication server unreachable";
+                    error?: string & ("database unavailable" | "authentication server unreachable");
                 };
             };
         };
-        /** @description An unexpected error; details are logged with the request id, never sent. */
+        /** @description An unexpected error; details are logged under the request id (`X-Request-Id`), never sent. */
         ServerError: {
             headers: {
                 [name: string]: unknown;
@@ -580,8 +590,10 @@ export interface components {
         /**
          * @description When this delivery was signed, in seconds since the Unix epoch
          *     (Standard Webhooks); part of what is signed. Each retry is signed
-         *     anew, since receivers reject old timestamps; the event's own time is
-         *     that of its first delivery attempt at the earliest.
+         *     anew, since receivers reject old timestamps. The event carries no
+         *     time of its own (its body is upstream's bus message): it happened at
+         *     or before the first delivery's timestamp, and after a retry possibly
+         *     long before this one's.
          *
          *     Since release 17.05.
          * @example 1700000000
@@ -783,8 +795,10 @@ export interface operations {
                 /**
                  * @description When this delivery was signed, in seconds since the Unix epoch
                  *     (Standard Webhooks); part of what is signed. Each retry is signed
-                 *     anew, since receivers reject old timestamps; the event's own time is
-                 *     that of its first delivery attempt at the earliest.
+                 *     anew, since receivers reject old timestamps. The event carries no
+                 *     time of its own (its body is upstream's bus message): it happened at
+                 *     or before the first delivery's timestamp, and after a retry possibly
+                 *     long before this one's.
                  *
                  *     Since release 17.05.
                  * @example 1700000000
@@ -849,8 +863,10 @@ export interface operations {
                 /**
                  * @description When this delivery was signed, in seconds since the Unix epoch
                  *     (Standard Webhooks); part of what is signed. Each retry is signed
-                 *     anew, since receivers reject old timestamps; the event's own time is
-                 *     that of its first delivery attempt at the earliest.
+                 *     anew, since receivers reject old timestamps. The event carries no
+                 *     time of its own (its body is upstream's bus message): it happened at
+                 *     or before the first delivery's timestamp, and after a retry possibly
+                 *     long before this one's.
                  *
                  *     Since release 17.05.
                  * @example 1700000000

@@ -15,14 +15,38 @@ function isRule(member: unknown): member is Node & { description: string } {
   return isObject(member) && "if" in member && "then" in member && typeof member.description === "string";
 }
 
-/** Rewrites, in place, every schema of `document` whose `allOf` holds only state rules. */
+/**
+ * Rewrites, in place, every schema of `document` whose `allOf` holds only
+ * state rules. Redoc draws no description of a response's schema itself,
+ * so the list also goes into the description of every response whose body
+ * is that schema or a list of it.
+ */
 export function stateRulesAsProse(document: Node): void {
   const schemas = isObject(document.components) && isObject(document.components.schemas) ? document.components.schemas : {};
-  for (const schema of Object.values(schemas)) {
+  for (const [name, schema] of Object.entries(schemas)) {
     if (!isObject(schema) || !Array.isArray(schema.allOf) || schema.allOf.length === 0 || !schema.allOf.every(isRule)) continue;
-    const rules = (schema.allOf as { description: string }[]).map((rule) => `- ${rule.description}`);
+    const rules = `State rules:\n\n${(schema.allOf as { description: string }[]).map((rule) => `- ${rule.description}`).join("\n")}\n`;
     delete schema.allOf;
-    const description = typeof schema.description === "string" ? `${schema.description.trimEnd()}\n\n` : "";
-    schema.description = `${description}State rules:\n\n${rules.join("\n")}\n`;
+    schema.description = appended(schema.description, rules);
+    for (const response of responsesOf(document, `#/components/schemas/${name}`)) response.description = appended(response.description, rules);
   }
+}
+
+function appended(description: unknown, text: string): string {
+  return typeof description === "string" ? `${description.trimEnd()}\n\n${text}` : text;
+}
+
+/** Every response object (shared, or an operation's own) whose JSON body is `ref` or an array of it. */
+function responsesOf(document: Node, ref: string): Node[] {
+  const components = isObject(document.components) && isObject(document.components.responses) ? Object.values(document.components.responses) : [];
+  const inline = Object.values(isObject(document.paths) ? document.paths : {})
+    .flatMap((item) => (isObject(item) ? Object.values(item) : []))
+    .flatMap((operation) => (isObject(operation) && isObject(operation.responses) ? Object.values(operation.responses) : []));
+  return [...components, ...inline].filter((response): response is Node => {
+    if (!isObject(response) || !isObject(response.content)) return false;
+    const media = response.content["application/json"];
+    const schema = isObject(media) ? media.schema : undefined;
+    if (!isObject(schema)) return false;
+    return schema.$ref === ref || (schema.type === "array" && isObject(schema.items) && schema.items.$ref === ref);
+  });
 }
