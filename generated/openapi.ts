@@ -86,10 +86,11 @@ export interface paths {
          *     when the response is sent.
          *
          *     <!-- x-since: "17.05" -->
-         *     The reason goes in the optional JSON body; one that breaks its rules
-         *     (a NUL character, a lone surrogate, more than 80 characters) is
-         *     refused with 400. A pause of an agent that is already paused replaces
-         *     its reason, and clears it when none is given.
+         *     The reason goes in the optional JSON body: 1 to 80 characters,
+         *     without NUL or lone surrogates. Any other body (an empty or too long
+         *     reason, one that is not a string, an unknown field) is refused with
+         *     400. A pause of an agent that is already paused replaces its reason,
+         *     and clears it when none is given.
          *
          *     <!-- x-since: "15.19" -->
          *     Required ACL: `agentd.agents.by-number.{agent_number}.pause.create`.
@@ -120,10 +121,9 @@ export interface paths {
          *     The agent's `paused` becomes false and its `paused_reason` null.
          *
          *     The operation takes no parameters besides the agent number. A client
-         *     may send no body at all, with no Content-Type (as upstream's 17.05
-         *     Python client does) or with `application/json`, or the empty JSON
-         *     object `{}` (as its later clients do); any other JSON body is refused
-         *     with 400.
+         *     may send no body at all, with no Content-Type (as upstream's Python
+         *     client does) or with `application/json`, or the empty JSON object
+         *     `{}`; any other JSON body is refused with 400.
          *
          *     <!-- x-since: "17.05" -->
          *     A body of another media type is refused with 415, and one over the
@@ -377,7 +377,7 @@ export interface components {
                 "application/json": components["schemas"]["AgentStatus"];
             };
         };
-        /** @description The request breaks the contract (a path parameter, a query parameter or a body); `details` names each place. */
+        /** @description The request is invalid (a path or query parameter, a header or the body breaks the contract, or the request itself is malformed); `details`, when present, names each place. */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -505,7 +505,7 @@ export interface components {
                 };
             };
         };
-        /** @description An unexpected error; details are logged under the request id (`X-Request-Id`), never sent. */
+        /** @description An unexpected error; details are logged with the request id, never sent. */
         ServerError: {
             headers: {
                 [name: string]: unknown;

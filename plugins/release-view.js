@@ -149,6 +149,7 @@ function deriveView(root, release, releases) {
   // An entry dropped for its reference may itself be referred to elsewhere:
   // repeat until nothing more goes.
   while (dropReferencesTo(root, "#", dropped, lostProperties) > 0);
+  collapseChoices(root);
   dropUnknownSchemes(root, dropped);
   for (const [schema, names] of lostProperties) {
     const required = schema.required;
@@ -214,14 +215,32 @@ function dropAbsent(node, pointer, release, dropped, lostProperties) {
     if (dropAbsent(child, at, release, dropped, lostProperties)) {
       delete node[key];
       removedAny = true;
-    } else if ((key === "oneOf" || key === "anyOf") && Array.isArray(child) && child.length === 1 && isObject(child[0])) {
-      // A choice left with one schema is that schema: lint refuses a
-      // one-branch oneOf, and a reader would see a choice of one.
-      delete node[key];
-      for (const [name, value] of Object.entries(child[0])) if (!(name in node)) node[name] = value;
     }
   }
   return removedAny && Object.keys(node).length === 0;
+}
+
+/**
+ * A oneOf or anyOf left with one schema becomes that schema: lint refuses a
+ * one-branch oneOf, and a reader would see a choice of one. The branch's
+ * keywords join its parent's, except its own release markers (the parent
+ * was there before the branch was). A branch whose keywords clash with the
+ * parent's stays as it is, for lint to refuse rather than a merge to change
+ * what the schema accepts.
+ * @param {unknown} node
+ */
+function collapseChoices(node) {
+  if (Array.isArray(node)) return node.forEach(collapseChoices);
+  if (!isObject(node)) return;
+  for (const child of Object.values(node)) collapseChoices(child);
+  for (const key of ["oneOf", "anyOf"]) {
+    const choice = node[key];
+    if (!Array.isArray(choice) || choice.length !== 1 || !isObject(choice[0])) continue;
+    const branch = Object.entries(choice[0]).filter(([name]) => name !== "x-since" && name !== "x-until");
+    if (branch.some(([name]) => name in node)) continue;
+    delete node[key];
+    for (const [name, value] of branch) node[name] = value;
+  }
 }
 
 /**
@@ -372,7 +391,7 @@ function markIntroductions(root, baseline) {
       const note = `Since release ${since}.`;
       // A description beside a `$ref` replaces the referenced one where it
       // is shown: the note goes after that text, not instead of it.
-      const description = node.description ?? (typeof node.$ref === "string" ? describedAt(root, node.$ref) : undefined);
+      const description = node.description ?? describedAt(root, node);
       // Once only: a frozen release, already a view, may be seen through it again (contract:diff --from <file>).
       if (typeof description !== "string") node.description = note;
       else if (!description.trimEnd().endsWith(note)) node.description = `${description.trimEnd()}\n\n${note}`;
@@ -381,17 +400,32 @@ function markIntroductions(root, baseline) {
 }
 
 /**
- * The description of the element a local `$ref` names, if it has one.
+ * The description of the element `node`'s `$ref` names, following local
+ * references (`#/...`) until one has a description. A reference to
+ * another file is not followed (the contract is one file): such an element
+ * gets the note alone.
  * @param {Node} root
- * @param {string} ref
+ * @param {Node} node
  * @returns {unknown}
  */
-function describedAt(root, ref) {
-  if (!ref.startsWith("#/")) return undefined;
+function describedAt(root, node) {
   /** @type {unknown} */
-  let node = root;
-  for (const segment of ref.slice(2).split("/")) node = isObject(node) ? node[unescape(segment)] : undefined;
-  return isObject(node) ? node.description : undefined;
+  let target = node;
+  for (let hops = 0; hops < 10 && isObject(target) && target.description === undefined; hops++) {
+    const ref = target.$ref;
+    if (typeof ref !== "string" || !ref.startsWith("#/")) return undefined;
+    target = root;
+    for (const segment of ref.slice(2).split("/")) {
+      let name;
+      try {
+        name = unescape(segment);
+      } catch {
+        return undefined; // not a pointer this view can follow
+      }
+      target = isObject(target) ? target[name] : undefined;
+    }
+  }
+  return isObject(target) ? target.description : undefined;
 }
 
 /**

@@ -203,7 +203,15 @@ function checkExamples(c: Contract): string[] {
  */
 function checkErrorIdentifiers(c: Contract): string[] {
   const problems: string[] = [];
-  for (const [name, response] of Object.entries<any>(c.document.components?.responses ?? {})) {
+  // The shared responses, and any an operation writes out itself for an error status.
+  const inline = c
+    .operations()
+    .flatMap(({ operationId, operation }) =>
+      Object.entries<any>(operation.responses ?? {})
+        .filter(([status, response]) => Number(status) >= 400 && response.$ref === undefined)
+        .map(([status, response]) => [`${operationId} ${status}`, response] as const),
+    );
+  for (const [name, response] of [...Object.entries<any>(c.document.components?.responses ?? {}), ...inline]) {
     const media = response.content?.["application/json"];
     const parts: unknown[] = media?.schema?.allOf ?? [media?.schema];
     if (!parts.some((part) => isObject(part) && part.$ref === "#/components/schemas/Error")) continue;
@@ -378,6 +386,15 @@ describe("the checks catch a broken contract", () => {
     ],
     ["examples", "no paused agent example", (d) => (d.components.examples.AgentPaused.value = d.components.examples.AgentLoggedIn.value)],
     ["errorIdentifiers", "an error response whose body names no identifier", (d) => (d.components.responses.NotLoggedIn.content["application/json"].schema = { $ref: "#/components/schemas/Error" })],
+    [
+      "errorIdentifiers",
+      "an operation's own error response whose body names no identifier",
+      (d) =>
+        (d.paths["/agents"].get.responses["400"] = {
+          description: "Invalid.",
+          content: { "application/json": { schema: { $ref: "#/components/schemas/Error" }, examples: { invalidRequest: { $ref: "#/components/examples/InvalidRequest" } } } },
+        }),
+    ],
     ["errorIdentifiers", "an example carrying another response's identifier", (d) => (d.components.examples.NoSuchAgent.value.error = "not logged in")],
     ["agentStatus", "a tenth field", (d) => (d.components.schemas.AgentStatus.properties.queue = { type: "string", description: "Queue." })],
     ["agentStatus", "an optional field", (d) => d.components.schemas.AgentStatus.required.pop()],

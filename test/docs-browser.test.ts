@@ -221,6 +221,8 @@ describe("the built docs in chromium", () => {
     // And all of them in the response's description, which Redoc draws (not the schema's own).
     expect(text).toContain("State rules:");
     expect(text).toContain("An agent not paused has no pause reason.");
+    // A rule's release note stays in its list item, not a paragraph between items.
+    expect(text).toContain("An agent not logged in has no state interface. Since release 15.15.");
   });
 
   // A description beside a $ref replaces the referenced one where Redoc
@@ -232,7 +234,8 @@ describe("the built docs in chromium", () => {
     const section = page.locator('[id="agents/pauseagentbynumber"]');
     await section.waitFor({ state: "visible", timeout: 20_000 });
     await expect.poll(() => section.innerText()).toContain("Why the agent is paused");
-    expect(await section.innerText()).toContain("Since release 17.05.");
+    // The field's own text, then its note (the request body's description has a note of its own).
+    expect(await section.innerText()).toMatch(/bidirectional characters\.\s*Since release 17\.05\./);
   });
 
   it("says where a token comes from and what the code samples read", async () => {

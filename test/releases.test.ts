@@ -261,6 +261,58 @@ describe("release numbers", () => {
   });
 });
 
+describe("choices and references in a view", () => {
+  const fixture = {
+    openapi: "3.1.0",
+    info: { title: "Fixture", version: "2.0", "x-releases": ["1.0", "2.0"] },
+    paths: {},
+    components: {
+      schemas: {
+        Old: { type: "string", description: "Old." },
+        New: { type: "integer", description: "New.", "x-since": "2.0" },
+        Reason: { type: "string", description: "Why." },
+        Alias: { $ref: "#/components/schemas/Reason" },
+        // A branch dropped for its own marker, and one dropped for its reference.
+        ByMarker: { type: "string", oneOf: [{ const: "a", description: "A." }, { const: "b", "x-since": "2.0" }] },
+        ByReference: { oneOf: [{ $ref: "#/components/schemas/Old" }, { $ref: "#/components/schemas/New" }] },
+        // The survivor's keywords clash with its parent's: merging would lose `required: [b]`.
+        Clash: { type: "object", required: ["a"], oneOf: [{ required: ["b"] }, { required: ["c"], "x-since": "2.0" }] },
+        // The survivor was introduced later than its parent: its marker does not move up.
+        Replaced: { type: "string", oneOf: [{ const: "a", "x-until": "2.0" }, { const: "b", "x-since": "2.0" }] },
+        Body: {
+          type: "object",
+          properties: {
+            direct: { $ref: "#/components/schemas/Reason", "x-since": "2.0" },
+            chained: { $ref: "#/components/schemas/Alias", "x-since": "2.0" },
+          },
+        },
+      },
+    },
+  };
+
+  it("a choice left with one schema is that schema, unless their keywords clash; a note follows the referenced text", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "agentd-choices-"));
+    try {
+      const root = path.join(dir, "fixture.json");
+      await writeFile(root, JSON.stringify(fixture));
+      const at = (release: string) => ({ root, decorators: { "agentd/release-view": { release } } });
+      const files = await bundleInto(dir, { one: at("1.0"), two: at("2.0") });
+      const one = ((await readJson(files.one!)) as OpenApiDocument).components.schemas;
+      const two = ((await readJson(files.two!)) as OpenApiDocument).components.schemas;
+      expect(one.ByMarker).toEqual({ type: "string", const: "a", description: "A." });
+      expect(one.ByReference).toEqual({ $ref: "#/components/schemas/Old" });
+      expect(one.Clash).toEqual({ type: "object", required: ["a"], oneOf: [{ required: ["b"] }] });
+      expect(one.Replaced).toEqual({ type: "string", const: "a" });
+      expect(two.Replaced).toEqual({ type: "string", const: "b" });
+      expect(two.ByMarker.oneOf).toHaveLength(2);
+      expect(two.Body.properties.direct.description).toBe("Why.\n\nSince release 2.0.");
+      expect(two.Body.properties.chained.description).toBe("Why.\n\nSince release 2.0.");
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("npm run release", () => {
   async function release(args: string[]): Promise<{ code: number; out: string }> {
     const { code, stdout, stderr } = await run("npm", ["run", "--silent", "release", "--", ...args], { cwd: repoRoot });

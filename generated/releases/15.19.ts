@@ -107,10 +107,9 @@ export interface paths {
          *     durable when the response is sent.
          *
          *     The operation takes no parameters besides the agent number. A client
-         *     may send no body at all, with no Content-Type (as upstream's 17.05
-         *     Python client does) or with `application/json`, or the empty JSON
-         *     object `{}` (as its later clients do); any other JSON body is refused
-         *     with 400.
+         *     may send no body at all, with no Content-Type (as upstream's Python
+         *     client does) or with `application/json`, or the empty JSON object
+         *     `{}`; any other JSON body is refused with 400.
          *
          *     Required ACL: `agentd.agents.by-number.{agent_number}.unpause.create`.
          */
@@ -191,7 +190,7 @@ export interface components {
                 "application/json": components["schemas"]["AgentStatus"];
             };
         };
-        /** @description The request breaks the contract (a path parameter, a query parameter or a body); `details` names each place. */
+        /** @description The request is invalid (a path or query parameter, a header or the body breaks the contract, or the request itself is malformed); `details`, when present, names each place. */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -296,7 +295,7 @@ export interface components {
                 };
             };
         };
-        /** @description An unexpected error; details are logged under the request id (`X-Request-Id`), never sent. */
+        /** @description An unexpected error; details are logged with the request id, never sent. */
         ServerError: {
             headers: {
                 [name: string]: unknown;

@@ -25,7 +25,9 @@ export function stateRulesAsProse(document: Node): void {
   const schemas = isObject(document.components) && isObject(document.components.schemas) ? document.components.schemas : {};
   for (const [name, schema] of Object.entries(schemas)) {
     if (!isObject(schema) || !Array.isArray(schema.allOf) || schema.allOf.length === 0 || !schema.allOf.every(isRule)) continue;
-    const rules = `State rules:\n\n${(schema.allOf as { description: string }[]).map((rule) => `- ${rule.description}`).join("\n")}\n`;
+    // One line per rule: a rule's paragraphs (its "Since release" note) would otherwise leave the list.
+    const items = (schema.allOf as { description: string }[]).map((rule) => `- ${rule.description.trim().replace(/\s*\n\s*/g, " ")}`);
+    const rules = `State rules:\n\n${items.join("\n")}\n`;
     delete schema.allOf;
     schema.description = appended(schema.description, rules);
     for (const response of responsesOf(document, `#/components/schemas/${name}`)) response.description = appended(response.description, rules);
