@@ -1,5 +1,6 @@
 // The mock server a front end develops against: the real Prism CLI serving
 // openapi.yaml, called over HTTP exactly as `npm run mock` would be.
+import { request } from "undici";
 import { BASE_PATH } from "../server/contract.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contractFrom, expectValid, loadContract } from "./helpers/contract.js";
@@ -185,6 +186,15 @@ describe("Prism mock of the contract", () => {
     });
     expect(res.status).toBe(400);
     expect(contract.schemaValidator("Error")(res.json())).toBe(false);
+  });
+
+  // The server answers the same (test/server-api.test.ts); fetch cannot send a GET with a body.
+  it("answers a GET that carries a body with the contract's 400, whatever the body", async () => {
+    for (const [type, body] of [["application/json", "{}"], ["application/json", '{"paused":true}'], ["text/plain", "x"]] as const) {
+      const res = await request(`${prism.url}/agents/by-number/1001`, { method: "GET", headers: { ...TOKEN, "content-type": type }, body });
+      expect(res.statusCode, `${type} ${body}`).toBe(400);
+      expectValid(contract.responseValidator("getAgentByNumber", 400), await res.body.json());
+    }
   });
 
   it("selects a named example with Prefer: example=…", async () => {

@@ -226,6 +226,23 @@ describe("invalid requests", () => {
     expect(answer.json.error).toBe("payload too large");
   });
 
+  it("rejects a GET that carries a body with 400, whatever its type or size (the GETs take none)", async () => {
+    const bodies: [string, { rawBody: string; headers: Record<string, string> }][] = [
+      ["JSON", { rawBody: JSON.stringify({ paused: true }), headers: { "content-type": "application/json" } }],
+      ["empty JSON object", { rawBody: "{}", headers: { "content-type": "application/json" } }],
+      ["text", { rawBody: "x", headers: { "content-type": "text/plain" } }],
+      ["over the body limit", { rawBody: "x".repeat(20_000), headers: { "content-type": "application/json" } }],
+    ];
+    for (const [what, options] of bodies) {
+      for (const [operationId, route] of [["listAgents", "/agents"], ["getAgentById", `/agents/by-id/${bystander.id}`], ["getAgentByNumber", `/agents/by-number/${bystander.number}`]] as const) {
+        const body = expectAnswer(await server.call("GET", route, options), operationId, 400);
+        expect(body.details, `${what} on ${route}`).toEqual([{ location: "body", path: "", message: "must be absent: a GET takes no body" }]);
+      }
+    }
+    // Without a body (Content-Length: 0 included) a GET is answered as ever.
+    expect((await server.call("GET", "/agents", { rawBody: "", headers: { "content-type": "application/json" } })).status).toBe(200);
+  });
+
   it("rejects unknown query parameters with 400", async () => {
     const body = expectAnswer(await server.call("GET", "/agents?limit=10"), "listAgents", 400);
     expect(body.details).toContainEqual(expect.objectContaining({ location: "query", path: "limit" }));

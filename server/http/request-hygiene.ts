@@ -11,6 +11,10 @@ const CONDITIONAL_HEADERS = ["if-none-match", "if-modified-since", "if-match", "
  *   carries the contract's Error body like every other.
  * - The API has no conditional requests (no ETags, no dates): without this,
  *   `If-None-Match: *` would turn any 200 into a 304 the contract does not have.
+ * - The contract's GETs take no body: one that carries a body, whatever its
+ *   type or size, is refused as invalid (400, as the mocks answer too), not
+ *   ignored when it is JSON and refused with a 413 or 415 the GETs do not
+ *   have when it is not.
  * - A request that carries a body must say it is JSON. Otherwise a body with
  *   no or another Content-Type would be silently ignored, and a pause with a
  *   reason sent as text would succeed without its reason.
@@ -25,6 +29,10 @@ export const requestHygiene: RequestHandler = (req, _res, next) => {
     if (headers[name] !== undefined) delete headers[name];
   }
   const hasBody = headers["transfer-encoding"] !== undefined || Number(headers["content-length"] ?? 0) > 0;
+  if (hasBody && req.method === "GET") {
+    next(new HttpProblem(400, "invalid request", [{ location: "body", path: "", message: "must be absent: a GET takes no body" }]));
+    return;
+  }
   if (hasBody && !req.is("application/json")) {
     next(new HttpProblem(415, "unsupported media type"));
     return;
