@@ -36,9 +36,11 @@ export const CHANGELOG_MAINTAINERS_NOTE = "Do not edit by hand.";
 
 /**
  * The changelog file as a section of the page: its title becomes a level-2
- * heading and each release a level-3 one (sidebar entries); the operations
- * under a release become bold lines, so the sidebar lists releases, not
- * every operation of every release.
+ * heading and each release a level-3 one, "Changes in <release>" (sidebar
+ * entries, which a bare release number would confuse with the release
+ * switcher's links to the release pages); the operations under a release
+ * become bold lines, so the sidebar lists releases, not every operation of
+ * every release.
  * @param {string} markdown
  */
 function changelogSection(markdown) {
@@ -50,7 +52,8 @@ function changelogSection(markdown) {
       const heading = /^(#{1,6}) (.*)$/.exec(line);
       if (heading === null) return line;
       const level = /** @type {string} */ (heading[1]).length + 1;
-      return level <= 3 ? `${"#".repeat(level)} ${heading[2]}` : `**${heading[2]}**`;
+      if (level === 3) return `### Changes in ${heading[2]}`;
+      return level < 3 ? `${"#".repeat(level)} ${heading[2]}` : `**${heading[2]}**`;
     })
     .join("\n")
     .trimEnd()

@@ -253,7 +253,7 @@ describe("the built docs in chromium", () => {
     const { page } = ready().docs;
     await page.getByRole("heading", { level: 2, name: "Changelog" }).scrollIntoViewIfNeeded();
     await page.getByRole("heading", { level: 2, name: "Changelog" }).waitFor({ state: "visible" });
-    await page.getByRole("heading", { level: 3, name: "15.19" }).waitFor({ state: "visible" });
+    await page.getByRole("heading", { level: 3, name: "Changes in 15.19" }).waitFor({ state: "visible" });
     await expect.poll(() => page.getByText("Authentication became required.").count()).toBeGreaterThan(0);
     await page.getByRole("heading", { level: 2, name: "Changelog" }).screenshot({ path: path.join(ARTIFACTS, "docs-changelog.png") });
   });

@@ -209,7 +209,7 @@ describe("the view of the current contract (main)", () => {
     const description = String(view("main").info.description);
     for (const release of releases) expect(description).toContain(`[${release}](releases/${release}.html)`);
     expect(description).toMatch(/^## Changelog$/m);
-    expect(description).toMatch(/^### 15\.19$/m);
+    expect(description).toMatch(/^### Changes in 15\.19$/m);
   });
 });
 
