@@ -5,13 +5,15 @@
 // the contract's `Error` body, so a front end meets one error shape whichever
 // layer answered. A JSON body goes through the server's own body parser
 // first and is refused as the server refuses it (malformed, not an object,
-// too large), since Prism does otherwise (parseJsonThenForward). Everything
-// else passes through untouched, streamed.
+// too large), since Prism does otherwise (parseJsonThenForward), and a GET
+// that carries a body gets the server's 400 (Prism's proxy would fail to
+// forward it). Everything else passes through untouched, streamed.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import express, { type RequestHandler } from "express";
 import { hostPort } from "../server/host-port.js";
 import { ERROR_IDS, toProblem, type ErrorBody } from "../server/http/errors.js";
+import { bodyOnGet } from "../server/http/request-hygiene.js";
 
 export const MAX_DELAY_MS = 10_000;
 
@@ -155,6 +157,12 @@ export async function startFrontDoor(options: FrontDoorOptions): Promise<FrontDo
         error: ERROR_IDS[400]!,
         details: [{ location: "header", path: "Prefer", message: `delay must be a whole number of milliseconds from 0 to ${MAX_DELAY_MS}` }],
       });
+      req.resume();
+      return;
+    }
+    const refused = bodyOnGet(req);
+    if (refused !== null) {
+      answer(res, refused.status, refused.body());
       req.resume();
       return;
     }

@@ -166,6 +166,22 @@ describe("npm run mock -- --stateful, on the contract's example agents, with a w
     expect((await call(mock.url, "POST", "/agents/by-number/1001/unpause", { headers: JSON_BODY, body: "" })).status).toBe(204);
   });
 
+  it("answers a GET that carries a body with the server's 400, whatever the body (fetch cannot send one: node:http does)", async () => {
+    for (const [type, body] of [["application/json", "{}"], ["text/plain", "x"]] as const) {
+      const answer = await new Promise<{ status: number; json: any }>((resolve, reject) => {
+        const request = http.request(`${mock.url}/agents`, { method: "GET", headers: { ...TOKEN, "content-type": type, "content-length": String(Buffer.byteLength(body)) } }, (response) => {
+          const chunks: Buffer[] = [];
+          response.on("data", (chunk: Buffer) => chunks.push(chunk));
+          response.on("end", () => resolve({ status: response.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString("utf8")) }));
+        });
+        request.on("error", reject);
+        request.end(body);
+      });
+      expect(answer.status, `${type} ${body}`).toBe(400);
+      expect(answer.json).toEqual({ error: "invalid request", details: [{ location: "body", path: "", message: "must be absent: a GET takes no body" }] });
+    }
+  });
+
   it("answers a request without a token with 401 and the contract's body", async () => {
     expectError(await call(mock.url, "GET", "/agents", { headers: {} }), 401, "invalid token or unauthorized");
     expectError(await call(mock.url, "POST", "/agents/by-number/1001/pause", { headers: { "Content-Type": "application/json" }, body: {} }), 401, "invalid token or unauthorized");

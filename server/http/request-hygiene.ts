@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import type { RequestHandler } from "express";
 import { HttpProblem } from "./errors.js";
 
@@ -28,14 +29,28 @@ export const requestHygiene: RequestHandler = (req, _res, next) => {
   for (const name of CONDITIONAL_HEADERS) {
     if (headers[name] !== undefined) delete headers[name];
   }
-  const hasBody = headers["transfer-encoding"] !== undefined || Number(headers["content-length"] ?? 0) > 0;
-  if (hasBody && req.method === "GET") {
-    next(new HttpProblem(400, "invalid request", [{ location: "body", path: "", message: "must be absent: a GET takes no body" }]));
+  const refused = bodyOnGet(req);
+  if (refused !== null) {
+    next(refused);
     return;
   }
-  if (hasBody && !req.is("application/json")) {
+  if (hasBody(req) && !req.is("application/json")) {
     next(new HttpProblem(415, "unsupported media type"));
     return;
   }
   next();
 };
+
+function hasBody(req: IncomingMessage): boolean {
+  return req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
+}
+
+/**
+ * The answer to a GET that carries a body, null for any other request.
+ * Shared with the stateful mock's front door, which must answer it before
+ * Prism's proxy (whose client cannot forward a GET with a body) does.
+ */
+export function bodyOnGet(req: IncomingMessage): HttpProblem | null {
+  if (req.method !== "GET" || !hasBody(req)) return null;
+  return new HttpProblem(400, "invalid request", [{ location: "body", path: "", message: "must be absent: a GET takes no body" }]);
+}
