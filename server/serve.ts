@@ -23,6 +23,7 @@ import type { Relay } from "./events/relay.js";
 import { loadOrCreateCertificate, tlsServerOptions } from "./tls/certificate.js";
 import { PathFailure } from "./failure.js";
 import { hostPort } from "./host-port.js";
+import { responseHeaders } from "./http/response-headers.js";
 
 export interface RunningServer {
   /** e.g. https://127.0.0.1:9493/1.0 */
@@ -151,7 +152,7 @@ export async function startServer(config: Config, logger: Logger, pgliteThread?:
     server.requestTimeout = 30_000;
     limitConnections(server, { idleTimeoutMs: config.idleTimeoutMs, cap: connectionLimit });
     server.on("tlsClientError", (err) => logger.debug({ err: err.message }, "TLS handshake failed"));
-    answerClientErrors(server);
+    answerClientErrors(server, responseHeaders(config));
 
     await new Promise<void>((resolve, reject) => {
       // Named with its variables: an unknown host or a port in use says which setting to change.

@@ -57,7 +57,7 @@ async function serveChain(store: AgentStore, verifier: TokenVerifier, logger: Lo
   const dataDir = await mkdtemp(path.join(tmpdir(), "agentd-chain-"));
   const certificate = await loadOrCreateCertificate({ dataDir });
   const app = createApp({
-    config: { validateResponses: true, bodyLimitBytes: 16 * 1024, rateLimit: null, corsOrigins: [] },
+    config: { validateResponses: true, bodyLimitBytes: 16 * 1024, rateLimit: null, corsOrigins: [], tlsCert: null },
     store,
     verifier,
     logger,

@@ -3,7 +3,8 @@
 // the contract, the rate limit, the body parser, Node's own HTTP parser),
 // CORS preflights; and the challenge on a 401.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { API_HEADERS } from "../server/http/response-headers.js";
+import path from "node:path";
+import { API_HEADERS, HSTS } from "../server/http/response-headers.js";
 import { SUITE_AGENTS } from "./helpers/agents.js";
 import type { Answer } from "./helpers/https.js";
 import { header, RawHttpsClient } from "./helpers/raw-https.js";
@@ -14,12 +15,14 @@ const AWAY = SUITE_AGENTS.away;
 const EXPECTED = {
   "cache-control": "no-store",
   "x-content-type-options": "nosniff",
-  "strict-transport-security": "max-age=31536000",
   "content-security-policy": "default-src 'none'; frame-ancestors 'none'",
 };
+const STRICT_TRANSPORT = { "strict-transport-security": "max-age=31536000" };
 
-function expectApiHeaders(answer: Pick<Answer, "headers" | "status">, what: string): void {
+/** The headers of every answer; HSTS only where the server presents the deployment's certificate (AGENTD_TLS_CERT). */
+function expectApiHeaders(answer: Pick<Answer, "headers" | "status">, what: string, hsts = false): void {
   for (const [name, value] of Object.entries(EXPECTED)) expect(answer.headers[name], `${what} (${answer.status}): ${name}`).toBe(value);
+  expect(answer.headers["strict-transport-security"], `${what} (${answer.status}): strict-transport-security`).toBe(hsts ? STRICT_TRANSPORT["strict-transport-security"] : undefined);
 }
 
 /**
@@ -32,7 +35,7 @@ async function rawAnswer(server: TestServer, request: string): Promise<Pick<Answ
   const client = new RawHttpsClient(hostname, Number(port), server.ca);
   try {
     const answer = await client.send({ bytes: Buffer.from(request, "latin1"), head: false, once: true });
-    return { status: answer.status, headers: Object.fromEntries(Object.keys(EXPECTED).map((name) => [name, header(answer, name)])) };
+    return { status: answer.status, headers: Object.fromEntries([...Object.keys(EXPECTED), ...Object.keys(STRICT_TRANSPORT)].map((name) => [name, header(answer, name)])) };
   } finally {
     client.close();
   }
@@ -52,6 +55,7 @@ describe("headers on every API answer", () => {
 
   it("the module's set is the one this test expects", () => {
     expect(Object.fromEntries(Object.entries(API_HEADERS).map(([k, v]) => [k.toLowerCase(), v]))).toEqual(EXPECTED);
+    expect(Object.fromEntries(Object.entries(HSTS).map(([k, v]) => [k.toLowerCase(), v]))).toEqual(STRICT_TRANSPORT);
   });
 
   it("on answers and refusals of every layer", async () => {
@@ -111,5 +115,19 @@ describe("headers on every API answer", () => {
     const huge = await rawAnswer(server, `GET /1.0/agents HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`);
     expect(huge.status).toBe(431);
     expectApiHeaders(huge, "oversized headers");
+  });
+
+  // The generated certificate is for development on localhost: HSTS from it
+  // would pin every port of localhost to HTTPS in a browser that trusted it.
+  it("Strict-Transport-Security only with the deployment's certificate (AGENTD_TLS_CERT), on every layer's answers", async () => {
+    const dir = path.dirname(server.running.certPath);
+    const deployed = await startTestServer({ AGENTD_TLS_CERT: server.running.certPath, AGENTD_TLS_KEY: path.join(dir, "key.pem") }, [AGENT]);
+    try {
+      expectApiHeaders(await deployed.call("GET", `/agents/by-number/${AGENT.number}`), "a read", true);
+      expectApiHeaders(await deployed.call("GET", "/agents", { token: null }), "no token", true);
+      expectApiHeaders(await rawAnswer(deployed, "GET /1.0/agents HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n"), "a malformed request", true);
+    } finally {
+      await deployed.close();
+    }
   });
 });

@@ -47,7 +47,7 @@ function setUp(rateLimit: { perSecond: number; burst: number } | null) {
     rateLimited: () => calls.push("metrics.rateLimited"),
   };
   const app = createApp({
-    config: { validateResponses: true, bodyLimitBytes: 16 * 1024, rateLimit, corsOrigins: [] },
+    config: { validateResponses: true, bodyLimitBytes: 16 * 1024, rateLimit, corsOrigins: [], tlsCert: null },
     store: recorder<AgentStore>(calls, "store"),
     verifier: recorder<TokenVerifier>(calls, "verifier"),
     logger,

@@ -14,14 +14,14 @@ import { requestMetrics } from "./request-metrics.js";
 import { NO_METRICS, type Metrics } from "../ops/metrics.js";
 import { rateLimits } from "./rate-limit.js";
 import { requestHygiene } from "./request-hygiene.js";
-import { apiHeaders } from "./response-headers.js";
+import { apiHeaders, responseHeaders } from "./response-headers.js";
 import { strictIntegerPathParams } from "./strict-integer-path-params.js";
 import { validatorOptions } from "./validator-options.js";
 import { passWarmUp, skipOnWarmUp, stopWarmUp } from "./warm-up.js";
 import { wellFormedBody } from "./well-formed-body.js";
 
 export interface AppDeps {
-  config: Pick<Config, "validateResponses" | "bodyLimitBytes" | "rateLimit" | "corsOrigins">;
+  config: Pick<Config, "validateResponses" | "bodyLimitBytes" | "rateLimit" | "corsOrigins" | "tlsCert">;
   store: AgentOperations;
   verifier: TokenVerifier;
   logger: Logger;
@@ -49,7 +49,7 @@ export function createApp({ config, store, verifier, logger, metrics = NO_METRIC
   // reply() must leave bodies to res.json while the validator checks responses.
   app.locals.validateResponses = config.validateResponses;
 
-  app.use(apiHeaders);
+  app.use(apiHeaders(responseHeaders(config)));
   app.use(skipOnWarmUp(requestLogger(logger)));
   if (metrics !== NO_METRICS) app.use(skipOnWarmUp(requestMetrics(metrics)));
   if (config.corsOrigins.length > 0) {

@@ -1,7 +1,6 @@
 import type { Server } from "node:https";
 import type { Duplex } from "node:stream";
 import type { ErrorBody } from "./errors.js";
-import { API_HEADERS } from "./response-headers.js";
 
 /** Requests Node's own HTTP parser refuses before Express ever sees them. */
 const PARSER_ERRORS: Readonly<Record<string, [number, string, string]>> = {
@@ -14,14 +13,10 @@ function isTlsFailure(err: NodeJS.ErrnoException): boolean {
   return err.code !== undefined && (err.code.startsWith("ERR_TLS_") || err.code.startsWith("ERR_SSL_"));
 }
 
-const HEADER_LINES = Object.entries(API_HEADERS)
-  .map(([name, value]) => `${name}: ${value}\r\n`)
-  .join("");
-
-function answer(socket: Duplex, status: number, reason: string, error: string): void {
+function answer(socket: Duplex, headerLines: string, status: number, reason: string, error: string): void {
   const body = JSON.stringify({ error } satisfies ErrorBody);
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n${HEADER_LINES}` +
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n${headerLines}` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
 }
@@ -32,7 +27,10 @@ function answer(socket: Duplex, status: number, reason: string, error: string): 
  * body, then the connection is closed: nothing after a parse error can be
  * trusted.
  */
-export function answerClientErrors(server: Server): void {
+export function answerClientErrors(server: Server, headers: Readonly<Record<string, string>>): void {
+  const headerLines = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join("");
   server.on("clientError", (err: NodeJS.ErrnoException, socket: Duplex) => {
     // A TLS failure, the handshake time-out included, also arrives here once
     // a clientError listener exists. Such a socket has no TLS session to
@@ -43,9 +41,9 @@ export function answerClientErrors(server: Server): void {
       return;
     }
     const [status, reason, error] = PARSER_ERRORS[err.code ?? ""] ?? [400, "Bad Request", "invalid request"];
-    answer(socket, status, reason, error);
+    answer(socket, headerLines, status, reason, error);
   });
   server.on("connect", (_req, socket: Duplex) => {
-    answer(socket, 405, "Method Not Allowed", "method not allowed");
+    answer(socket, headerLines, 405, "Method Not Allowed", "method not allowed");
   });
 }

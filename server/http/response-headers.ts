@@ -8,16 +8,28 @@ import type { RequestHandler } from "express";
  *   and pause reasons: no cache, shared or private, may keep one.
  * - A JSON answer is never to be read as anything else (an error body
  *   echoing input included).
- * - The service is HTTPS only: a browser that reached it once never tries
- *   plain HTTP for it again (a year, as is usual).
  * - Nothing in an answer is a page, a script or a frame to load.
  */
 export const API_HEADERS: Readonly<Record<string, string>> = {
   "Cache-Control": "no-store",
   "X-Content-Type-Options": "nosniff",
-  "Strict-Transport-Security": "max-age=31536000",
   "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
 };
+
+/**
+ * The service is HTTPS only: a browser that reached it once never tries
+ * plain HTTP for its host again (a year, as is usual). Sent only with the
+ * deployment's own certificate (AGENTD_TLS_CERT). The certificate the
+ * server generates is for development on one machine, whose host is
+ * `localhost`: a browser that trusted it would then refuse plain HTTP to
+ * every port of localhost, the front end's own dev server included.
+ */
+export const HSTS: Readonly<Record<string, string>> = { "Strict-Transport-Security": "max-age=31536000" };
+
+/** The headers of every answer of a server with this configuration. */
+export function responseHeaders(config: { tlsCert: string | null }): Readonly<Record<string, string>> {
+  return config.tlsCert === null ? API_HEADERS : { ...API_HEADERS, ...HSTS };
+}
 
 /**
  * The challenge a 401 must carry (RFC 9110): the token goes in the
@@ -25,7 +37,9 @@ export const API_HEADERS: Readonly<Record<string, string>> = {
  */
 export const TOKEN_CHALLENGE = { "WWW-Authenticate": 'X-Auth-Token realm="agentd"' } as const;
 
-export const apiHeaders: RequestHandler = (_req, res, next) => {
-  res.set(API_HEADERS);
-  next();
-};
+export function apiHeaders(headers: Readonly<Record<string, string>>): RequestHandler {
+  return (_req, res, next) => {
+    res.set(headers);
+    next();
+  };
+}
