@@ -19,13 +19,37 @@ export { AgentdConfigError, AgentdError, AgentdNetworkError } from "./errors.js"
 export type { components, paths } from "../generated/openapi.js";
 
 export type AgentStatus = components["schemas"]["AgentStatus"];
-export type ApiError = components["schemas"]["Error"];
 export type PauseRequest = components["schemas"]["PauseRequest"];
 
-/** What every convenience method resolves to. */
-export type AgentdResult<T> =
+/** The answers of one operation, as the generated types list them. */
+type ResponsesOf<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends { responses: infer R } ? R : never;
+
+/** The stable identifiers the error answers of one operation carry, as the contract names them. */
+export type ErrorIdOf<P extends keyof paths, M extends keyof paths[P]> = [ResponsesOf<P, M>] extends [never]
+  ? never
+  : {
+      [S in keyof ResponsesOf<P, M>]: ResponsesOf<P, M>[S] extends { content: { "application/json": { error: infer E extends string } } } ? E : never;
+    }[keyof ResponsesOf<P, M>];
+
+/** Every stable identifier of the contract's error answers. */
+export type ErrorId = {
+  [P in keyof paths]: { [M in keyof paths[P] & ("get" | "post")]: ErrorIdOf<P, M> }[keyof paths[P] & ("get" | "post")];
+}[keyof paths];
+
+/**
+ * The contract's Error body. `error` is one of `E`, the identifiers the
+ * operation's answers carry (your editor lists them), or another string:
+ * an answer outside the operations (`not found` for a base URL without
+ * `/1.0`), one from a proxy in between, or the client's own label for an
+ * answer without an Error body (`unexpected response (HTTP 502) without an
+ * error body`). A switch over identifiers keeps a default branch.
+ */
+export type ApiError<E extends string = ErrorId> = Omit<components["schemas"]["Error"], "error"> & { error: E | (string & {}) };
+
+/** What every convenience method resolves to; `E`, the identifiers its errors can carry. */
+export type AgentdResult<T, E extends string = ErrorId> =
   | { ok: true; status: number; data: T }
-  | { ok: false; status: number; error: ApiError };
+  | { ok: false; status: number; error: ApiError<E> };
 
 export type FetchLike = (request: Request) => Promise<Response>;
 
@@ -47,13 +71,13 @@ export interface AgentdClientOptions {
 }
 
 export interface AgentdClient {
-  listAgents(): Promise<AgentdResult<AgentStatus[]>>;
-  getAgentById(id: number): Promise<AgentdResult<AgentStatus>>;
-  getAgentByNumber(number: string): Promise<AgentdResult<AgentStatus>>;
+  listAgents(): Promise<AgentdResult<AgentStatus[], ErrorIdOf<"/agents", "get">>>;
+  getAgentById(id: number): Promise<AgentdResult<AgentStatus, ErrorIdOf<"/agents/by-id/{agent_id}", "get">>>;
+  getAgentByNumber(number: string): Promise<AgentdResult<AgentStatus, ErrorIdOf<"/agents/by-number/{agent_number}", "get">>>;
   /** Resolves to `{ ok: true, data: undefined }` on 204. */
-  pauseAgentByNumber(number: string, reason?: string): Promise<AgentdResult<undefined>>;
+  pauseAgentByNumber(number: string, reason?: string): Promise<AgentdResult<undefined, ErrorIdOf<"/agents/by-number/{agent_number}/pause", "post">>>;
   /** Ends the agent's pause (also 204 when it was not paused). Resolves to `{ ok: true, data: undefined }` on 204. */
-  unpauseAgentByNumber(number: string): Promise<AgentdResult<undefined>>;
+  unpauseAgentByNumber(number: string): Promise<AgentdResult<undefined, ErrorIdOf<"/agents/by-number/{agent_number}/unpause", "post">>>;
   /** The underlying typed openapi-fetch client, for direct `GET`/`POST` calls. The token is added for you. */
   raw: Client<paths>;
   /** Releases resources held by the client (the `ca` connection pool). Safe to call more than once. */
@@ -141,17 +165,20 @@ function networkErrorMiddleware(): Middleware {
 }
 
 /** Maps an openapi-fetch answer (`raw.GET(...)`, `raw.POST(...)`) to the result every convenience method returns. */
-export function toResult<T>(r: { data?: T; error?: unknown; response: Response }): AgentdResult<T> {
+export function toResult<T, E extends string = ErrorId>(r: { data?: T; error?: unknown; response: Response }): AgentdResult<T, E> {
   const { status } = r.response;
   if (r.response.ok) return { ok: true, status, data: r.data as T };
-  return { ok: false, status, error: asApiError(r.error, status) };
+  return { ok: false, status, error: asApiError<E>(r.error, status) };
 }
 
 // The contract promises an Error body on every error; a proxy or a server
 // that breaks the promise still yields a usable, clearly labelled error.
-function asApiError(body: unknown, status: number): ApiError {
+// An Error body is taken as the contract says it is: its identifier is one
+// of the operation's (the server's answers are checked against the
+// contract by the test suite, not here).
+function asApiError<E extends string>(body: unknown, status: number): ApiError<E> {
   if (typeof body === "object" && body !== null && typeof (body as { error?: unknown }).error === "string") {
-    return body as ApiError;
+    return body as ApiError<E>;
   }
   return { error: `unexpected response (HTTP ${status}) without an error body` };
 }
