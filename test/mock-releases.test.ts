@@ -50,6 +50,16 @@ describe("npm run mock -- --release", () => {
     expect(body).toHaveProperty("state_interface");
   });
 
+  // As docs/front-end.md says: a release answers as it did.
+  it("before 17.05 a pause takes no body: 15.19 refuses even {} with 400, and has no paused example", async () => {
+    const pause = (body: string) =>
+      fetch(`${mock("15.19").url}/agents/by-number/1001/pause`, { method: "POST", headers: { "X-Auth-Token": "any", "Content-Type": "application/json" }, body });
+    expect((await pause("{}")).status).toBe(400);
+    expect((await pause('{"reason":"lunch"}')).status).toBe(400);
+    const paused = await fetch(`${mock("15.14").url}/agents/by-number/1003`, { headers: { Prefer: "example=paused" } });
+    expect(paused.status).toBe(404);
+  });
+
   it("15.19 answers 401 without a token", async () => {
     const response = await fetch(`${mock("15.19").url}/agents`);
     expect(response.status).toBe(401);

@@ -213,6 +213,14 @@ describe("Prism mock of the contract", () => {
     expect(paused).toMatchObject({ paused: true, paused_reason: "lunch break" });
   });
 
+  it("gives a status's first example, and another with example= beside code= (docs/front-end.md)", async () => {
+    const first = await call("/agents", { headers: { ...TOKEN, Prefer: "code=503" } });
+    expect(first.json()).toEqual({ error: "authentication server unreachable" });
+    const other = await call("/agents", { headers: { ...TOKEN, Prefer: "code=503, example=databaseUnavailable" } });
+    expect(other.status).toBe(503);
+    expect(other.json()).toEqual({ error: "database unavailable" });
+  });
+
   it("answers an unknown example name with Prism's 404 problem", async () => {
     const res = await call("/agents/by-number/1003", { headers: { ...TOKEN, Prefer: "example=nope" } });
     expect(res.status).toBe(404);
