@@ -165,10 +165,12 @@ export function CodeSamples() {
           "npm registry's `agentd` is another project), and run with `npx tsx`.\n\n" +
           "## Receiving webhooks\n\n" +
           "A receiver checks each delivery's signature and timestamp with the " +
-          "`AGENTD_WEBHOOK_SECRET` the service signs with, answers a bad one with a " +
-          "non-2xx status, and handles each `webhook-id` once (a retry repeats it). " +
+          "`AGENTD_WEBHOOK_SECRET` the service signs with, answers a bad one with " +
+          "`401`, and handles each `webhook-id` once (a retry repeats it). Any answer " +
+          "but a `2xx` is retried, and holds back that agent's later events to this " +
+          "receiver until it is taken. " +
           "The TypeScript receiver uses the `standardwebhooks` package; the Python one, " +
-          "the standard library's `hmac` only. Both listen on `PORT`.\n\n" +
+          "the standard library's `hmac` only. Both listen on `PORT`, on every interface.\n\n" +
           `${receivers.join("\n\n")}\n`;
       },
     },

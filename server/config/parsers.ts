@@ -141,7 +141,7 @@ export function webhookUrls(raw: string): string[] {
 /** A Standard Webhooks signing secret. */
 export function webhookSecret(raw: string): string {
   const key = Buffer.from(raw.replace(/^whsec_/, ""), "base64");
-  if (!/^(whsec_)?[A-Za-z0-9+/]+={0,2}$/.test(raw) || key.length < 24) throw new Error("must be whsec_ followed by at least 24 bytes in base64");
+  if (!/^(whsec_)?[A-Za-z0-9+/]+={0,2}$/.test(raw) || key.length < 24) throw new Error("must be whsec_ followed by at least 24 bytes in base64 (the whsec_ may be left out)");
   return raw;
 }
 
