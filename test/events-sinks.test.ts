@@ -135,6 +135,38 @@ describe("events survive configuration changes (embedded database)", () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   }, 90_000);
+
+  it("an event a receiver refuses for good holds back its agent's next one there until `agentd events drop --event` drops it; then the next goes out", async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), "agentd-sinks-"));
+    await ownDataDir(dataDir, AGENTS);
+    const receiver = await startWebhookReceiver();
+    // The first event's body is refused for good, as a receiver with a bug in it would.
+    receiver.answer = (_index, body) => (body.includes('"stuck"') ? 401 : 204);
+    let server: TestServer | null = null;
+    try {
+      server = await serverOn(dataDir, receiver.url);
+      expect((await server.call("POST", "/agents/by-number/1001/pause", { body: { reason: "stuck" } })).status).toBe(204);
+      expect((await server.call("POST", "/agents/by-number/1001/pause", { body: { reason: "next" } })).status).toBe(204);
+      await vi.waitFor(() => expect(receiver.received.length, "the stuck event, retried").toBeGreaterThanOrEqual(2), WAIT);
+      expect(receiver.received.every((r) => r.body.includes('"stuck"')), "the next event waits behind it").toBe(true);
+      const id = String(receiver.received[0]!.headers["webhook-id"]);
+
+      const malformed = await runAgentd(["events", "drop", "--sink", receiver.url, "--event", "not-a-uuid"], { AGENTD_DATA_DIR: dataDir }, { cwd: dataDir });
+      expect(malformed.code).toBe(2);
+      expect(malformed.stderr).toContain("expected an event id, a UUID");
+      // A configured sink: one event named by its id needs no --force.
+      const dropped = await runAgentd(["events", "drop", "--sink", receiver.url, "--event", id.toUpperCase()], { AGENTD_DATA_DIR: dataDir }, { cwd: dataDir });
+      expect(dropped, dropped.stderr).toMatchObject({ code: 0, stderr: `dropped event ${id} of ${receiver.url}\n` });
+      await vi.waitFor(() => expect(receiver.received.some((r) => r.body.includes('"next"')), "the next event, delivered").toBe(true), WAIT);
+      await vi.waitFor(async () => expect(await metric(server!.running.opsUrl, "agentd_events_pending")).toBe(0), WAIT);
+      const again = await runAgentd(["events", "drop", "--sink", receiver.url, "--event", id], { AGENTD_DATA_DIR: dataDir }, { cwd: dataDir });
+      expect(again, again.stderr).toMatchObject({ code: 0, stderr: `dropped no undelivered event ${id} of ${receiver.url}\n` });
+    } finally {
+      await server?.close();
+      await receiver.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 90_000);
 });
 
 // Skipped only on a developer's machine without PostgreSQL, saying so (postgresTestUrl throws in CI).

@@ -6,8 +6,11 @@ export type AdminRequest =
   | { op: "token.list" }
   | { op: "import"; text: string }
   | { op: "events.list" }
-  /** `sink`: an outbox sink name (events/sink.ts); `force`: drop it even when it is configured. */
-  | { op: "events.drop"; sink: string; force: boolean };
+  /**
+   * `sink`: an outbox sink name (events/sink.ts); `force`: drop its events
+   * even when it is configured; `event`: drop only the event with this id.
+   */
+  | { op: "events.drop"; sink: string; force: boolean; event?: string };
 
 /** What waits for one sink, as `events.list` answers it. */
 export interface SinkBacklogAnswer {

@@ -202,6 +202,12 @@ function parseSink(value: string): string {
   }
 }
 
+function parseEventId(value: string): string {
+  // The outbox keys events by UUID: anything else could name no event, and PostgreSQL would refuse it.
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)) throw new InvalidArgumentError("expected an event id, a UUID");
+  return value.toLowerCase();
+}
+
 const events = (count: number): string => `${count} undelivered event${count === 1 ? "" : "s"}`;
 
 function program(): Command {
@@ -298,12 +304,14 @@ function program(): Command {
     });
   outbox
     .command("drop")
-    .description("delete the undelivered events of a sink that is no longer configured, and say how many")
+    .description("delete the undelivered events of a sink that is no longer configured, or one event of any sink, and say how many")
     .requiredOption("--sink <sink>", "bus, or the webhook's URL (written any way the URL standard reads as the same URL)", parseSink)
     .option("--force", "drop them even though the sink is configured (its events are then lost)")
-    .action(async (options: { sink: string; force?: boolean }) => {
-      const answer = check(await admin({ op: "events.drop", sink: options.sink, force: options.force === true }));
-      stdio.stderr.write(`dropped ${events(answer.dropped ?? 0)} of ${sinkDisplayName(options.sink)}\n`);
+    .option("--event <id>", "drop only this event (its id, as the delivery failure log and webhook-id name it), configured sink or not", parseEventId)
+    .action(async (options: { sink: string; force?: boolean; event?: string }) => {
+      const answer = check(await admin({ op: "events.drop", sink: options.sink, force: options.force === true, ...(options.event === undefined ? {} : { event: options.event }) }));
+      const what = options.event === undefined ? events(answer.dropped ?? 0) : answer.dropped === 0 ? `no undelivered event ${options.event}` : `event ${options.event}`;
+      stdio.stderr.write(`dropped ${what} of ${sinkDisplayName(options.sink)}\n`);
     });
 
   return cli;

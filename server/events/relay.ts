@@ -18,7 +18,7 @@
 import type { Logger } from "pino";
 import { DatabaseUnavailableError, type Sql } from "../db/sql.js";
 import type { EventName } from "../store/agent-change.js";
-import type { EventSink, OutboxEvent } from "./sink.js";
+import { sinkLogName, type EventSink, type OutboxEvent } from "./sink.js";
 
 export interface RelayCounters {
   delivered(kind: EventSink["kind"]): void;
@@ -226,7 +226,11 @@ export class Relay {
           counters?.failed(sink.kind);
           const rowWaitMs = this.backoff(row.attempts);
           waitMs = Math.max(waitMs ?? 0, rowWaitMs);
-          logger.warn({ sink: sink.kind, event: row.event_id, attempts: row.attempts + 1, retryInMs: rowWaitMs, err: (err as Error).message }, "event delivery failed");
+          // `to` names the receiver (its URL without the query, which may hold a secret): one failing among several is found at once.
+          logger.warn(
+            { sink: sink.kind, to: sinkLogName(row.sink), event: row.event_id, attempts: row.attempts + 1, retryInMs: rowWaitMs, err: (err as Error).message },
+            "event delivery failed",
+          );
           await sql.query(RETRY, [row.seq, rowWaitMs]);
           unsent.push(...rows.slice(index + 1).map((r) => r.seq));
           return;
