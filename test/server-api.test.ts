@@ -444,6 +444,8 @@ describe("rate limit and CORS", () => {
     expect(preflight.headers["access-control-allow-origin"]).toBe("https://supervisor.example");
     expect(String(preflight.headers["access-control-allow-headers"]).toLowerCase()).toContain("x-auth-token");
     expect(String(preflight.headers["access-control-allow-headers"]).toLowerCase()).toContain("content-type");
+    // The API's methods only.
+    expect(preflight.headers["access-control-allow-methods"]).toBe("GET,POST");
 
     const foreign = await server.call("OPTIONS", "/agents", {
       token: null,

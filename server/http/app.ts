@@ -56,6 +56,8 @@ export function createApp({ config, store, verifier, logger, metrics = NO_METRIC
     app.use(
       cors({
         origin: config.corsOrigins.includes("*") ? "*" : config.corsOrigins,
+        // The API's methods, not the cors package's default list (PUT, PATCH, DELETE…).
+        methods: ["GET", "POST"],
         allowedHeaders: ["Content-Type", "X-Auth-Token"],
         // What a page may read of an answer: a 429's wait, the id to quote in a
         // report, and a 401's challenge.
