@@ -21,6 +21,7 @@ import { exampleFleet, sizedFleet } from "../mock/fleet.js";
 import { MAX_DELAY_MS } from "../mock/front-door.js";
 import { generateWebhookSecret, LOOPBACK_HOSTS, startStatefulMock } from "../mock/stateful.js";
 import { contractFile, frozenFile, frozenReleases, projectRoot } from "./lib/project.js";
+import { sinkSummaries } from "../server/events/sink.js";
 
 const args = process.argv.slice(2);
 
@@ -113,10 +114,7 @@ async function stateful(release: string | undefined): Promise<void> {
     console.error(`npm run mock: the stateful mock could not start: ${(err as Error).message}`);
     process.exit(1);
   }
-  const sinks = [
-    ...events.webhookUrls.map((url) => `webhook ${url}`),
-    ...(events.busUrl === null ? [] : [`bus ${redactPassword(events.busUrl)} (exchange ${events.busExchange})`]),
-  ];
+  const sinks = sinkSummaries(events);
   console.log(
     [
       `agentd stateful mock on ${mock.url}: Prism validating every request against openapi.yaml, the service's own code behind it`,
@@ -145,12 +143,6 @@ async function stateful(release: string | undefined): Promise<void> {
       void mock.close().then(() => process.exit(0));
     });
   }
-}
-
-function redactPassword(raw: string): string {
-  const url = new URL(raw);
-  if (url.password !== "") url.password = "***";
-  return url.href;
 }
 
 const release = takeRelease();

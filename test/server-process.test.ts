@@ -108,6 +108,7 @@ describe("agentd serve on the embedded defaults", () => {
     expect(served.url).toBe(`https://127.0.0.1:${port}/1.0`);
     const certPath = /certificate: (\S+)/.exec(banner)?.[1];
     expect(certPath).toBe(path.join(dataDir, "tls/cert.pem"));
+    expect(banner).toContain("events:      none (AGENTD_WEBHOOK_URLS, AGENTD_BUS_URL)\n");
     const fingerprint = /SHA-256: +(\S+)/.exec(banner)?.[1];
     expect(fingerprint).toBe(new X509Certificate(readFileSync(certPath!)).fingerprint256);
     adminToken = /shown only this once: (\S+)/.exec(banner)?.[1] ?? "";

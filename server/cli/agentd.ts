@@ -9,7 +9,7 @@ import type { AdminRequest, AdminResponse, ListedToken } from "../admin/protocol
 import type { Config } from "../config/config.js";
 import { loadConfig, loadDotEnv } from "../config/load.js";
 import { renderEnvHelp } from "../config/env-docs.js";
-import { sinkDisplayName, sinkNameFromArgument } from "../events/sink.js";
+import { sinkDisplayName, sinkNameFromArgument, sinkSummaries } from "../events/sink.js";
 import { describeFailure } from "../failure.js";
 import { createLogger } from "../log/logger.js";
 import { flushStdio, openStdio } from "../log/stdio.js";
@@ -83,6 +83,7 @@ async function serve(): Promise<number> {
     `  certificate: ${server.certPath}`,
     `  SHA-256:     ${server.fingerprint256}`,
     `  auth:        ${config.authUrl ? `external service ${config.authUrl}` : "embedded tokens"}`,
+    `  events:      ${sinkSummaries(config.events).join("; ") || "none (AGENTD_WEBHOOK_URLS, AGENTD_BUS_URL)"}`,
     `  operator:    ${server.opsUrl ? `${server.opsUrl} (/healthz, /readyz, /metrics)` : "off (AGENTD_OPS_PORT=off)"}`,
   ];
   if (server.opsUrl && !isLoopback(config.opsHost)) {

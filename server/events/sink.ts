@@ -1,6 +1,7 @@
 // What the relay delivers to: the bus or one webhook URL. Each sink has its
 // own queue in the outbox (rows carry its name), so a receiver that is down
 // holds back its own events only.
+import type { EventsConfig } from "../config/config.js";
 import type { EventName } from "../store/agent-change.js";
 import { url } from "../config/parsers.js";
 
@@ -90,4 +91,20 @@ export function sinkLogName(name: string): string {
   } catch {
     return "webhook (unreadable URL)";
   }
+}
+
+/**
+ * The configured sinks as a start-up banner names them: each webhook as
+ * sinkLogName does (no query, which may hold a receiver's secret), the bus
+ * without its password, with its exchange.
+ */
+export function sinkSummaries(events: Pick<EventsConfig, "webhookUrls" | "busUrl" | "busExchange">): string[] {
+  const bus = events.busUrl === null ? [] : [`bus ${withoutPassword(events.busUrl)} (exchange ${events.busExchange})`];
+  return [...events.webhookUrls.map((u) => `webhook ${sinkLogName(webhookSinkName(u))}`), ...bus];
+}
+
+function withoutPassword(raw: string): string {
+  const parsed = new URL(raw);
+  if (parsed.password !== "") parsed.password = "***";
+  return parsed.href;
 }
