@@ -549,7 +549,9 @@ export interface components {
         /**
          * @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`
          *     keyed with `AGENTD_WEBHOOK_SECRET` (Standard Webhooks; verify with any
-         *     of its libraries, e.g. the `standardwebhooks` npm package).
+         *     of its libraries, e.g. the `standardwebhooks` npm package). While one
+         *     secret replaces another, one such entry per secret, separated by a
+         *     space: accept the delivery when any of them matches.
          * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
          */
         WebhookSignature: string;
@@ -744,7 +746,9 @@ export interface operations {
                 /**
                  * @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`
                  *     keyed with `AGENTD_WEBHOOK_SECRET` (Standard Webhooks; verify with any
-                 *     of its libraries, e.g. the `standardwebhooks` npm package).
+                 *     of its libraries, e.g. the `standardwebhooks` npm package). While one
+                 *     secret replaces another, one such entry per secret, separated by a
+                 *     space: accept the delivery when any of them matches.
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
                 "webhook-signature": components["parameters"]["WebhookSignature"];
@@ -806,7 +810,9 @@ export interface operations {
                 /**
                  * @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`
                  *     keyed with `AGENTD_WEBHOOK_SECRET` (Standard Webhooks; verify with any
-                 *     of its libraries, e.g. the `standardwebhooks` npm package).
+                 *     of its libraries, e.g. the `standardwebhooks` npm package). While one
+                 *     secret replaces another, one such entry per secret, separated by a
+                 *     space: accept the delivery when any of them matches.
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
                 "webhook-signature": components["parameters"]["WebhookSignature"];

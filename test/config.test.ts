@@ -340,6 +340,13 @@ describe("event sinks", () => {
   it("refuses webhook URLs without a secret or with credentials, a bad secret, a bad bus URL and a retry maximum below the minimum", () => {
     expect(errors({ AGENTD_WEBHOOK_URLS: "https://hooks.example/a" })).toEqual(["AGENTD_WEBHOOK_SECRET: must be set when AGENTD_WEBHOOK_URLS is"]);
     expect(errors({ AGENTD_WEBHOOK_URLS: "https://hooks.example/a", AGENTD_WEBHOOK_SECRET: "short" })[0]).toMatch(/^AGENTD_WEBHOOK_SECRET: must be whsec_.*value not shown/);
+    // Several secrets, while one replaces another: each must be one, and the value is shown to no one.
+    const rotating = errors({ AGENTD_WEBHOOK_URLS: "https://hooks.example/a", AGENTD_WEBHOOK_SECRET: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw short" });
+    expect(rotating[0]).toMatch(/^AGENTD_WEBHOOK_SECRET: must be whsec_.*several such secrets separated by spaces.*value not shown/);
+    expect(rotating[0]).not.toContain("MfKQ9r8");
+    expect(ok({ AGENTD_WEBHOOK_URLS: "https://hooks.example/a", AGENTD_WEBHOOK_SECRET: "  whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw \t MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw " }).events.webhookSecret).toBe(
+      "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+    );
     expect(errors({ AGENTD_WEBHOOK_URLS: "ftp://hooks.example/a", AGENTD_WEBHOOK_SECRET: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" })[0]).toMatch(/^AGENTD_WEBHOOK_URLS: must be a http:\/\/ or https:\/\/ URL/);
     const withCredentials = errors({ AGENTD_WEBHOOK_URLS: "https://hooks.example/a, https://bob:s3cret@hooks.example/b", AGENTD_WEBHOOK_SECRET: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" });
     expect(withCredentials).toHaveLength(1);

@@ -194,6 +194,23 @@ describe("the relay, in the process", () => {
 });
 
 describe("the webhook sink", () => {
+  it("signs with each of several secrets (one replacing another): a receiver holding either accepts the delivery", async () => {
+    const receiver = await startWebhookReceiver();
+    const next = `whsec_${randomBytes(32).toString("base64")}`;
+    const sink = new WebhookSink({ url: receiver.url, secret: `${next} ${SECRET}`, timeoutMs: 5000 });
+    const event = { seq: "1", eventId: "msg_rotation", agentId: 1, name: "agent_paused" as const, payload: '{"name":"agent_paused"}', createdAt: new Date() };
+    try {
+      await sink.deliver(event);
+      const { body, headers } = receiver.received[0]!;
+      expect(String(headers["webhook-signature"]).split(" ")).toHaveLength(2);
+      for (const secret of [SECRET, next]) expect(new Webhook(secret).verify(body, headers as Record<string, string>)).toEqual({ name: "agent_paused" });
+      expect(() => new Webhook(`whsec_${randomBytes(32).toString("base64")}`).verify(body, headers as Record<string, string>)).toThrow(/signature/i);
+    } finally {
+      await sink.close();
+      await receiver.close();
+    }
+  });
+
   it("fails a delivery the receiver does not answer within the time-out, and delivers once it answers", async () => {
     const receiver = await startWebhookReceiver();
     const sink = new WebhookSink({ url: receiver.url, secret: SECRET, timeoutMs: 1000 });

@@ -602,7 +602,9 @@ export interface components {
         /**
          * @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`
          *     keyed with `AGENTD_WEBHOOK_SECRET` (Standard Webhooks; verify with any
-         *     of its libraries, e.g. the `standardwebhooks` npm package).
+         *     of its libraries, e.g. the `standardwebhooks` npm package). While one
+         *     secret replaces another, one such entry per secret, separated by a
+         *     space: accept the delivery when any of them matches.
          *
          *     Since release 17.05.
          * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
@@ -807,7 +809,9 @@ export interface operations {
                 /**
                  * @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`
                  *     keyed with `AGENTD_WEBHOOK_SECRET` (Standard Webhooks; verify with any
-                 *     of its libraries, e.g. the `standardwebhooks` npm package).
+                 *     of its libraries, e.g. the `standardwebhooks` npm package). While one
+                 *     secret replaces another, one such entry per secret, separated by a
+                 *     space: accept the delivery when any of them matches.
                  *
                  *     Since release 17.05.
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
@@ -875,7 +879,9 @@ export interface operations {
                 /**
                  * @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`
                  *     keyed with `AGENTD_WEBHOOK_SECRET` (Standard Webhooks; verify with any
-                 *     of its libraries, e.g. the `standardwebhooks` npm package).
+                 *     of its libraries, e.g. the `standardwebhooks` npm package). While one
+                 *     secret replaces another, one such entry per secret, separated by a
+                 *     space: accept the delivery when any of them matches.
                  *
                  *     Since release 17.05.
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=

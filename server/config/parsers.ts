@@ -138,11 +138,20 @@ export function webhookUrls(raw: string): string[] {
   return [...new Set(list)];
 }
 
-/** A Standard Webhooks signing secret. */
+/**
+ * Standard Webhooks signing secrets: one, or several separated by spaces
+ * while one replaces another (each delivery is then signed with each).
+ * Returned with single spaces between them.
+ */
 export function webhookSecret(raw: string): string {
-  const key = Buffer.from(raw.replace(/^whsec_/, ""), "base64");
-  if (!/^(whsec_)?[A-Za-z0-9+/]+={0,2}$/.test(raw) || key.length < 24) throw new Error("must be whsec_ followed by at least 24 bytes in base64 (the whsec_ may be left out)");
-  return raw;
+  const secrets = raw.trim().split(/\s+/);
+  for (const secret of secrets) {
+    const key = Buffer.from(secret.replace(/^whsec_/, ""), "base64");
+    if (!/^(whsec_)?[A-Za-z0-9+/]+={0,2}$/.test(secret) || key.length < 24) {
+      throw new Error("must be whsec_ followed by at least 24 bytes in base64 (the whsec_ may be left out), or several such secrets separated by spaces");
+    }
+  }
+  return secrets.join(" ");
 }
 
 export function logLevel(raw: string): LogLevel {

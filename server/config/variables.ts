@@ -263,7 +263,7 @@ export const VARIABLES = {
     name: "AGENTD_WEBHOOK_SECRET",
     default: null,
     unset: null,
-    description: "Standard Webhooks signing secret (whsec_ followed by base64, at least 24 bytes; the whsec_ may be left out); required with AGENTD_WEBHOOK_URLS.",
+    description: "Standard Webhooks signing secret (whsec_ followed by base64, at least 24 bytes; the whsec_ may be left out); required with AGENTD_WEBHOOK_URLS. Several, separated by spaces, sign every delivery with each, to replace one without a gap.",
     secret: true,
     parse: webhookSecret,
   }),

@@ -2,7 +2,10 @@
 // standardwebhooks package): webhook-id is the event id, the same on every
 // attempt, so the receiver can drop repeats. Each attempt is signed at its
 // own time, since receivers reject a webhook-timestamp older than a few
-// minutes and a retry may come later than that.
+// minutes and a retry may come later than that. With several secrets (one
+// replacing another), the signature header carries one `v1,` entry per
+// secret, as Standard Webhooks provides for: a receiver holding either
+// accepts the delivery.
 //
 // An undici Pool for the receiver's origin, asked with request() and a
 // path, rather than fetch() or the global dispatcher: the relay posts every
@@ -17,6 +20,7 @@ import { webhookSinkName, type EventSink, type OutboxEvent } from "./sink.js";
 
 export interface WebhookSinkOptions {
   url: string;
+  /** One secret, or several separated by spaces (AGENTD_WEBHOOK_SECRET). */
   secret: string;
   timeoutMs: number;
 }
@@ -24,14 +28,14 @@ export interface WebhookSinkOptions {
 export class WebhookSink implements EventSink {
   readonly name: string;
   readonly kind = "webhook" as const;
-  private readonly signer: Webhook;
+  private readonly signers: Webhook[];
   private readonly pool: Pool;
   /** The URL's path and query, as the request line carries them. */
   private readonly path: string;
 
   constructor(private readonly options: WebhookSinkOptions) {
     this.name = webhookSinkName(options.url);
-    this.signer = new Webhook(options.secret);
+    this.signers = options.secret.split(" ").map((secret) => new Webhook(secret));
     const url = new URL(options.url);
     this.pool = new Pool(url.origin, { keepAliveTimeout: 30_000, keepAliveMaxTimeout: 60_000 });
     this.path = `${url.pathname}${url.search}`;
@@ -54,7 +58,7 @@ export class WebhookSink implements EventSink {
           "content-type": "application/json",
           "webhook-id": event.eventId,
           "webhook-timestamp": String(Math.floor(now.getTime() / 1000)),
-          "webhook-signature": this.signer.sign(event.eventId, now, event.payload),
+          "webhook-signature": this.signers.map((signer) => signer.sign(event.eventId, now, event.payload)).join(" "),
         },
         body: event.payload,
         // request() follows no redirect: a 3xx is not a delivery, as with fetch's "manual".
