@@ -65,6 +65,9 @@ describe("events survive configuration changes (embedded database)", () => {
       const list = await runAgentd(["events", "list"], { AGENTD_DATA_DIR: dataDir }, { cwd: dataDir });
       expect(list.code, list.stderr).toBe(0);
       expect(list.stdout).toMatch(new RegExp(`^1\\t\\d{4}-\\d\\d-\\d\\dT[^\\t]+Z\\tnot configured\\thttp://127\\.0\\.0\\.1:${portA}/hooks\\n$`));
+      const listed = await runAgentd(["events", "list", "--json"], { AGENTD_DATA_DIR: dataDir }, { cwd: dataDir });
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(JSON.parse(listed.stdout)).toEqual([{ sink: `http://127.0.0.1:${portA}/hooks`, pending: 1, oldest: expect.stringMatching(/Z$/), configured: false }]);
       // The running server's configured sink, in any spelling, is not dropped without --force.
       const refused = await runAgentd(["events", "drop", "--sink", other.url.replace("http://", "HTTP://")], { AGENTD_DATA_DIR: dataDir }, { cwd: dataDir });
       expect(refused.code).toBe(1);
@@ -125,6 +128,7 @@ describe("events survive configuration changes (embedded database)", () => {
       expect(again, again.stderr).toMatchObject({ code: 0, stderr: `dropped 0 undelivered events of http://127.0.0.1:${portC}/c\n` });
       const empty = await runAgentd(["events", "list"], { AGENTD_DATA_DIR: dataDir }, { cwd: dataDir });
       expect(empty).toMatchObject({ code: 0, stdout: "", stderr: "no undelivered events\n" });
+      expect(await runAgentd(["events", "list", "--json"], { AGENTD_DATA_DIR: dataDir }, { cwd: dataDir })).toMatchObject({ code: 0, stdout: "[]\n" });
       const bad = await runAgentd(["events", "drop", "--sink", "ftp://127.0.0.1/c"], { AGENTD_DATA_DIR: dataDir }, { cwd: dataDir });
       expect(bad.code).toBe(2);
       expect(bad.stderr).toContain("expected bus or a webhook's http:// or https:// URL");

@@ -293,8 +293,13 @@ function program(): Command {
   outbox
     .command("list")
     .description("print, for each sink with events waiting: how many, the oldest's time, whether it is configured, the sink")
-    .action(async () => {
+    .option("--json", "print a JSON array of {sink, pending, oldest, configured} instead (sink: bus or the URL; [] when nothing waits)")
+    .action(async (options: { json?: boolean }) => {
       const sinks = check(await admin({ op: "events.list" })).sinks ?? [];
+      if (options.json) {
+        await printResult(JSON.stringify(sinks.map((s) => ({ ...s, sink: sinkDisplayName(s.sink) })), null, 2) + "\n");
+        return;
+      }
       if (sinks.length === 0) {
         stdio.stderr.write("no undelivered events\n");
         return;
