@@ -157,6 +157,39 @@ describe("the relay, in the process", () => {
     }
   });
 
+  it("logs a refused delivery with its receiver (no query) and event id, and counts the attempt for its backoff; the round goes on", async () => {
+    const database = await freshPglite();
+    const db = await database.openMigrated();
+    const receiver = await startWebhookReceiver();
+    receiver.answer = () => 401;
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: "info" }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const url = `${receiver.url}?key=s3cret`;
+    const sink = new WebhookSink({ url, secret: SECRET, timeoutMs: 5_000 });
+    const relay = new Relay({ sql: db, sinks: [sink], logger, retryMinMs: 50, retryMaxMs: 200, pollMs: 20, leaseMs: 60_000 });
+    try {
+      const store = new SqlAgentStore(db, ORIGIN, { sinks: [sink.name] });
+      await store.upsert([loggedIn(1)]);
+      expect(await store.pause("1001", "refused")).toBe("paused");
+      const [row] = await db.query<{ event_id: string }>("SELECT event_id::text FROM event_outbox");
+      await relay.start(true);
+      await vi.waitFor(() => expect(receiver.received.length).toBeGreaterThanOrEqual(2), { timeout: 10_000, interval: 10 });
+      // Each refusal was counted on the row (the backoff grows with it), not left for the next poll.
+      await vi.waitFor(async () => expect((await db.query<{ attempts: number }>("SELECT attempts FROM event_outbox"))[0]!.attempts).toBeGreaterThanOrEqual(2), { timeout: 10_000, interval: 10 });
+      const failures = lines.filter((l) => l.msg === "event delivery failed");
+      expect(failures.length).toBeGreaterThanOrEqual(1);
+      const { origin, pathname } = new URL(receiver.url);
+      expect(failures[0]).toMatchObject({ level: 40, sink: "webhook", to: `${origin}${pathname}?…`, event: row!.event_id, err: "webhook answered 401" });
+      expect(JSON.stringify(lines)).not.toContain("s3cret");
+      expect(lines.filter((l) => l.msg === "event relay: round failed, retrying")).toEqual([]);
+    } finally {
+      await relay.stop();
+      await receiver.close();
+      await db.close();
+      await database.cleanup();
+    }
+  });
+
   it("delivers different agents' events side by side, each agent's one at a time and in order, and vacuums the embedded outbox", async () => {
     const database = await freshPglite();
     const db = await database.openMigrated();

@@ -63,10 +63,10 @@ const DELIVERED = "DELETE FROM event_outbox WHERE seq = ANY($1::bigint[])";
 const RETRY = `UPDATE event_outbox SET attempts = attempts + 1, not_before = now() + $2 * interval '1 millisecond' WHERE seq = $1`;
 const RELEASE = "UPDATE event_outbox SET not_before = now() + $2 * interval '1 millisecond' WHERE seq = ANY($1::bigint[])";
 
+/** A row as event_outbox_claim and event_outbox_peek return it (one sink's: they take its name). */
 interface Row {
   seq: string;
   event_id: string;
-  sink: string;
   agent_id: number;
   name: EventName;
   payload: string;
@@ -228,7 +228,7 @@ export class Relay {
           waitMs = Math.max(waitMs ?? 0, rowWaitMs);
           // `to` names the receiver (its URL without the query, which may hold a secret): one failing among several is found at once.
           logger.warn(
-            { sink: sink.kind, to: sinkLogName(row.sink), event: row.event_id, attempts: row.attempts + 1, retryInMs: rowWaitMs, err: (err as Error).message },
+            { sink: sink.kind, to: sinkLogName(sink.name), event: row.event_id, attempts: row.attempts + 1, retryInMs: rowWaitMs, err: (err as Error).message },
             "event delivery failed",
           );
           await sql.query(RETRY, [row.seq, rowWaitMs]);
