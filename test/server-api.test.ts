@@ -239,7 +239,7 @@ describe("invalid requests", () => {
         expect(body.details, `${what} on ${route}`).toEqual([{ location: "body", path: "", message: "must be absent: a GET takes no body" }]);
       }
     }
-    // Without a body (Content-Length: 0 included) a GET is answered as ever.
+    // Without a body (a JSON Content-Type alone) a GET is answered as ever.
     expect((await server.call("GET", "/agents", { rawBody: "", headers: { "content-type": "application/json" } })).status).toBe(200);
   });
 

@@ -6,11 +6,14 @@ export type AdminRequest =
   | { op: "token.list" }
   | { op: "import"; text: string }
   | { op: "events.list" }
+  /** `sink`: an outbox sink name (events/sink.ts); `force`: drop it even when it is configured. */
+  | { op: "events.drop"; sink: string; force: boolean }
   /**
-   * `sink`: an outbox sink name (events/sink.ts); `force`: drop its events
-   * even when it is configured; `event`: drop only the event with this id.
+   * One event of a sink, by its id. An op of its own, not a field of
+   * events.drop: a server that predates it answers that it does not know
+   * the command, where it would have ignored a field and dropped the queue.
    */
-  | { op: "events.drop"; sink: string; force: boolean; event?: string };
+  | { op: "events.drop-event"; sink: string; event: string };
 
 /** What waits for one sink, as `events.list` answers it. */
 export interface SinkBacklogAnswer {

@@ -72,14 +72,16 @@ export async function runAdmin(request: AdminRequest, deps: AdminDeps): Promise<
       // refused unless asked for by name (--force), so that a typo in the
       // URL of a receiver that is merely down loses nothing.
       const sink = canonicalSinkName(request.sink);
-      // One event named by its id is a deliberate choice (the one a
-      // receiver refuses for good, holding back its agent's next ones).
-      if (request.event !== undefined) return { ok: true, dropped: await dropSinkEvents(deps.db, sink, request.event) };
       if (deps.configuredSinks.includes(sink) && !request.force) {
         return { ok: false, error: `${sinkDisplayName(sink)} is a configured sink: its events are being delivered (remove it from the configuration first, or pass --force)` };
       }
       return { ok: true, dropped: await dropSinkEvents(deps.db, sink) };
     }
+    case "events.drop-event":
+      // One event named by its id is a deliberate choice (the one a receiver
+      // refuses for good, holding back its agent's next ones): configured
+      // sink or not, no --force.
+      return { ok: true, dropped: await dropSinkEvents(deps.db, canonicalSinkName(request.sink), request.event) };
     default:
       // A newer CLI asking a server that does not know the command yet.
       return { ok: false, error: `this agentd does not know the admin command ${JSON.stringify((request as { op: unknown }).op)}; upgrade it` };

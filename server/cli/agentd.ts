@@ -315,7 +315,9 @@ function program(): Command {
     .option("--force", "drop them even though the sink is configured (its events are then lost)")
     .option("--event <id>", "drop only this event (its id, as the delivery failure log and webhook-id name it), configured sink or not", parseEventId)
     .action(async (options: { sink: string; force?: boolean; event?: string }) => {
-      const answer = check(await admin({ op: "events.drop", sink: options.sink, force: options.force === true, ...(options.event === undefined ? {} : { event: options.event }) }));
+      const answer = check(
+        await admin(options.event === undefined ? { op: "events.drop", sink: options.sink, force: options.force === true } : { op: "events.drop-event", sink: options.sink, event: options.event }),
+      );
       const what = options.event === undefined ? events(answer.dropped ?? 0) : answer.dropped === 0 ? `no undelivered event ${options.event}` : `event ${options.event}`;
       stdio.stderr.write(`dropped ${what} of ${sinkDisplayName(options.sink)}\n`);
     });
