@@ -22,6 +22,8 @@ export interface FrontDoorOptions {
   port: number;
   /** Prism's own address, `http://127.0.0.1:<port>`. */
   prism: string;
+  /** The service behind Prism, `http://127.0.0.1:<port>/1.0`: HEAD goes there, since Prism's proxy fails on it (a 500). */
+  upstream: string;
   /** The delay of every answer that does not ask for its own. */
   delayMs: number;
   /** The server's AGENTD_BODY_LIMIT: a larger JSON body gets the server's 413. */
@@ -107,7 +109,7 @@ function jsonParser(limitBytes: number): JsonParser {
   return { parse, bodies };
 }
 
-function forward(req: http.IncomingMessage, res: http.ServerResponse, prism: URL, prefer: string | undefined, body?: Buffer): void {
+function forward(req: http.IncomingMessage, res: http.ServerResponse, target: URL, prefer: string | undefined, body?: Buffer): void {
   const headers = { ...req.headers };
   delete headers.prefer;
   if (prefer !== undefined) headers.prefer = prefer;
@@ -117,7 +119,8 @@ function forward(req: http.IncomingMessage, res: http.ServerResponse, prism: URL
     delete headers["transfer-encoding"];
     headers["content-length"] = String(body.length);
   }
-  const upstream = http.request({ host: prism.hostname, port: prism.port, method: req.method, path: req.url, headers }, (reply) => {
+  const path = `${target.pathname.replace(/\/$/, "")}${req.url ?? "/"}`;
+  const upstream = http.request({ host: target.hostname, port: target.port, method: req.method, path, headers }, (reply) => {
     const type = reply.headers["content-type"] ?? "";
     if (!type.startsWith("application/problem+json")) {
       res.writeHead(reply.statusCode ?? 502, reply.rawHeaders);
@@ -149,6 +152,7 @@ function forward(req: http.IncomingMessage, res: http.ServerResponse, prism: URL
 
 export async function startFrontDoor(options: FrontDoorOptions): Promise<FrontDoor> {
   const prism = new URL(options.prism);
+  const service = new URL(options.upstream);
   const parser = jsonParser(options.bodyLimitBytes);
   const server = http.createServer((req, res) => {
     const { rest, delayMs } = takeDelay(req.headers.prefer as string | undefined);
@@ -166,6 +170,8 @@ export async function startFrontDoor(options: FrontDoorOptions): Promise<FrontDo
       req.resume();
       return;
     }
+    // The service answers HEAD as the server does (405 with Allow, 404 off the contract's paths).
+    if (req.method === "HEAD") return forward(req, res, service, rest);
     const wait = delayMs ?? options.delayMs;
     if (wait === 0) return parseJsonThenForward(parser, req, res, prism, rest);
     // A client that gives up during the delay sends nothing on: its request has no effect.

@@ -60,7 +60,14 @@ export async function startStatefulMock(options: StatefulMockOptions): Promise<S
   try {
     upstream = await startMockUpstream(options.config, fleet, logger);
     prism = await startPrismProxy(options.projectRoot, upstream.url);
-    front = await startFrontDoor({ host: options.host, port: options.port, prism: prism.url, delayMs: options.delayMs, bodyLimitBytes: options.config.bodyLimitBytes });
+    front = await startFrontDoor({
+      host: options.host,
+      port: options.port,
+      prism: prism.url,
+      upstream: upstream.url,
+      delayMs: options.delayMs,
+      bodyLimitBytes: options.config.bodyLimitBytes,
+    });
   } catch (err) {
     await close();
     throw err;

@@ -182,6 +182,13 @@ describe("npm run mock -- --stateful, on the contract's example agents, with a w
     }
   });
 
+  it("answers HEAD as the server does (405 with Allow on a contract path, 404 off them), not with Prism's 500", async () => {
+    const head = await fetch(`${mock.url}/agents`, { method: "HEAD", headers: TOKEN });
+    expect(head.status).toBe(405);
+    expect(head.headers.get("allow")).toBe("GET");
+    expect((await fetch(`${mock.url}/nowhere`, { method: "HEAD", headers: TOKEN })).status).toBe(404);
+  });
+
   it("answers a request without a token with 401 and the contract's body", async () => {
     expectError(await call(mock.url, "GET", "/agents", { headers: {} }), 401, "invalid token or unauthorized");
     expectError(await call(mock.url, "POST", "/agents/by-number/1001/pause", { headers: { "Content-Type": "application/json" }, body: {} }), 401, "invalid token or unauthorized");
