@@ -7,7 +7,8 @@
 // first and is refused as the server refuses it (malformed, not an object,
 // too large), since Prism does otherwise (parseJsonThenForward), and a GET
 // that carries a body gets the server's 400 (Prism's proxy would fail to
-// forward it). Everything else passes through untouched, streamed.
+// forward it). HEAD, which Prism's proxy also fails on, goes straight to the
+// service behind it. Everything else passes through untouched, streamed.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import express, { type RequestHandler } from "express";
