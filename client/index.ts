@@ -33,7 +33,8 @@ export type ErrorIdOf<P extends keyof paths, M extends keyof paths[P]> = [Respon
 
 /** Every stable identifier of the contract's error answers. */
 export type ErrorId = {
-  [P in keyof paths]: { [M in keyof paths[P] & ("get" | "post")]: ErrorIdOf<P, M> }[keyof paths[P] & ("get" | "post")];
+  // Every key of a path item but its `parameters` is a method (one it lacks is `never`).
+  [P in keyof paths]: { [M in Exclude<keyof paths[P], "parameters">]: ErrorIdOf<P, M> }[Exclude<keyof paths[P], "parameters">];
 }[keyof paths];
 
 /**

@@ -158,6 +158,10 @@ describe("events survive configuration changes (embedded database)", () => {
       const malformed = await runAgentd(["events", "drop", "--sink", receiver.url, "--event", "not-a-uuid"], { AGENTD_DATA_DIR: dataDir }, { cwd: dataDir });
       expect(malformed.code).toBe(2);
       expect(malformed.stderr).toContain("expected an event id, a UUID");
+      // --force is for a whole queue: with --event it would mean nothing, so it is refused.
+      const both = await runAgentd(["events", "drop", "--sink", receiver.url, "--event", id, "--force"], { AGENTD_DATA_DIR: dataDir }, { cwd: dataDir });
+      expect(both.code).toBe(2);
+      expect(both.stderr).toMatch(/option '--event <id>' cannot be used with option '--force'/);
       // A configured sink: one event named by its id needs no --force.
       const dropped = await runAgentd(["events", "drop", "--sink", receiver.url, "--event", id.toUpperCase()], { AGENTD_DATA_DIR: dataDir }, { cwd: dataDir });
       expect(dropped, dropped.stderr).toMatchObject({ code: 0, stderr: `dropped event ${id} of ${receiver.url}\n` });

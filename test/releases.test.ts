@@ -213,6 +213,20 @@ describe("the view of the current contract (main)", () => {
   });
 });
 
+/** `fixture`'s view at each release (by name), as Redocly bundles it with the release-view decorator. */
+async function fixtureViews(fixture: object, at: Record<string, string>): Promise<Record<string, OpenApiDocument>> {
+  const dir = await mkdtemp(path.join(tmpdir(), "agentd-fixture-"));
+  try {
+    const root = path.join(dir, "fixture.json");
+    await writeFile(root, JSON.stringify(fixture));
+    const apis = Object.fromEntries(Object.entries(at).map(([name, release]) => [name, { root, decorators: { "agentd/release-view": { release } } }]));
+    const files = await bundleInto(dir, apis);
+    return Object.fromEntries(await Promise.all(Object.keys(at).map(async (name) => [name, (await readJson(files[name]!)) as OpenApiDocument] as const)));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 describe("release numbers", () => {
   // A contract whose releases sort differently as text (15.10 < 15.9) and as numbers.
   const fixture = {
@@ -236,22 +250,14 @@ describe("release numbers", () => {
   };
 
   it("compare as numbers: 15.9 < 15.10 < 15.18", async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), "agentd-numbers-"));
-    try {
-      const root = path.join(dir, "fixture.json");
-      await writeFile(root, JSON.stringify(fixture));
-      const at = (release: string) => ({ root, decorators: { "agentd/release-view": { release } } });
-      const files = await bundleInto(dir, { nine: at("15.9"), ten: at("15.10"), eighteen: at("15.18") });
-      const seen = async (name: string) => {
-        const d = (await readJson(files[name]!)) as OpenApiDocument;
-        return { servers: d.servers.map((s: { url: string }) => s.url), properties: Object.keys(d.components.schemas.Thing.properties), required: d.components.schemas.Thing.required };
-      };
-      expect(await seen("nine")).toEqual({ servers: ["https://example.test/old"], properties: ["nine"], required: ["nine"] });
-      expect(await seen("ten")).toEqual({ servers: ["https://example.test/new"], properties: ["nine", "ten"], required: ["nine", "ten"] });
-      expect(await seen("eighteen")).toEqual({ servers: ["https://example.test/new"], properties: ["nine", "ten", "eighteen"], required: ["nine", "ten", "eighteen"] });
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    const views = await fixtureViews(fixture, { nine: "15.9", ten: "15.10", eighteen: "15.18" });
+    const seen = (name: string) => {
+      const d = views[name]!;
+      return { servers: d.servers.map((s: { url: string }) => s.url), properties: Object.keys(d.components.schemas.Thing.properties), required: d.components.schemas.Thing.required };
+    };
+    expect(seen("nine")).toEqual({ servers: ["https://example.test/old"], properties: ["nine"], required: ["nine"] });
+    expect(seen("ten")).toEqual({ servers: ["https://example.test/new"], properties: ["nine", "ten"], required: ["nine", "ten"] });
+    expect(seen("eighteen")).toEqual({ servers: ["https://example.test/new"], properties: ["nine", "ten", "eighteen"], required: ["nine", "ten", "eighteen"] });
   });
 
   it("stay quoted strings in openapi.yaml and in every published release", () => {
@@ -291,25 +297,17 @@ describe("choices and references in a view", () => {
   };
 
   it("a choice left with one schema is that schema, unless their keywords clash; a note follows the referenced text", async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), "agentd-choices-"));
-    try {
-      const root = path.join(dir, "fixture.json");
-      await writeFile(root, JSON.stringify(fixture));
-      const at = (release: string) => ({ root, decorators: { "agentd/release-view": { release } } });
-      const files = await bundleInto(dir, { one: at("1.0"), two: at("2.0") });
-      const one = ((await readJson(files.one!)) as OpenApiDocument).components.schemas;
-      const two = ((await readJson(files.two!)) as OpenApiDocument).components.schemas;
-      expect(one.ByMarker).toEqual({ type: "string", const: "a", description: "A." });
-      expect(one.ByReference).toEqual({ $ref: "#/components/schemas/Old" });
-      expect(one.Clash).toEqual({ type: "object", required: ["a"], oneOf: [{ required: ["b"] }] });
-      expect(one.Replaced).toEqual({ type: "string", const: "a" });
-      expect(two.Replaced).toEqual({ type: "string", const: "b" });
-      expect(two.ByMarker.oneOf).toHaveLength(2);
-      expect(two.Body.properties.direct.description).toBe("Why.\n\nSince release 2.0.");
-      expect(two.Body.properties.chained.description).toBe("Why.\n\nSince release 2.0.");
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    const views = await fixtureViews(fixture, { one: "1.0", two: "2.0" });
+    const one = views.one!.components.schemas;
+    const two = views.two!.components.schemas;
+    expect(one.ByMarker).toEqual({ type: "string", const: "a", description: "A." });
+    expect(one.ByReference).toEqual({ $ref: "#/components/schemas/Old" });
+    expect(one.Clash).toEqual({ type: "object", required: ["a"], oneOf: [{ required: ["b"] }] });
+    expect(one.Replaced).toEqual({ type: "string", const: "a" });
+    expect(two.Replaced).toEqual({ type: "string", const: "b" });
+    expect(two.ByMarker.oneOf).toHaveLength(2);
+    expect(two.Body.properties.direct.description).toBe("Why.\n\nSince release 2.0.");
+    expect(two.Body.properties.chained.description).toBe("Why.\n\nSince release 2.0.");
   });
 });
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { Command, CommanderError, InvalidArgumentError } from "commander";
+import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import ms from "ms";
 import { dispatchAdmin } from "../admin/dispatch.js";
 import { DataDirBusyError } from "../admin/lock.js";
@@ -313,7 +313,11 @@ function program(): Command {
     .description("delete the undelivered events of a sink that is no longer configured, or one event of any sink, and say how many")
     .requiredOption("--sink <sink>", "bus, or the webhook's URL (written any way the URL standard reads as the same URL)", parseSink)
     .option("--force", "drop them even though the sink is configured (its events are then lost)")
-    .option("--event <id>", "drop only this event (its id, as the delivery failure log and webhook-id name it), configured sink or not", parseEventId)
+    .addOption(
+      new Option("--event <id>", "drop only this event (its id, as the delivery failure log and webhook-id name it), configured sink or not")
+        .argParser(parseEventId)
+        .conflicts("force"),
+    )
     .action(async (options: { sink: string; force?: boolean; event?: string }) => {
       const answer = check(
         await admin(options.event === undefined ? { op: "events.drop", sink: options.sink, force: options.force === true } : { op: "events.drop-event", sink: options.sink, event: options.event }),

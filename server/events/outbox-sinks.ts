@@ -21,8 +21,9 @@ export interface SinkBacklog {
 
 const BY_STORED_NAME = "SELECT sink, count(*)::int AS pending, min(created_at) AS oldest FROM event_outbox GROUP BY sink";
 const RENAME = "UPDATE event_outbox SET sink = $1 WHERE sink = ANY($2::text[])";
-const DROP = "WITH gone AS (DELETE FROM event_outbox WHERE sink = ANY($1::text[]) RETURNING 1) SELECT count(*)::int AS dropped FROM gone";
-const DROP_ONE = "WITH gone AS (DELETE FROM event_outbox WHERE sink = ANY($1::text[]) AND event_id = $2::uuid RETURNING 1) SELECT count(*)::int AS dropped FROM gone";
+// $2: one event's id, or null for all of them.
+const DROP =
+  "WITH gone AS (DELETE FROM event_outbox WHERE sink = ANY($1::text[]) AND ($2::uuid IS NULL OR event_id = $2::uuid) RETURNING 1) SELECT count(*)::int AS dropped FROM gone";
 
 interface StoredSink {
   stored: string;
@@ -99,6 +100,6 @@ export async function reconcileOutbox(sql: Sql, configured: readonly string[], l
 export async function dropSinkEvents(sql: Sql, sink: string, eventId?: string): Promise<number> {
   const target = canonicalSinkName(sink);
   const older = (await storedSinks(sql)).filter((row) => row.sink === target && row.stored !== target).map((row) => row.stored);
-  const [row] = eventId === undefined ? await sql.query<{ dropped: number }>(DROP, [[target, ...older]]) : await sql.query<{ dropped: number }>(DROP_ONE, [[target, ...older], eventId]);
+  const [row] = await sql.query<{ dropped: number }>(DROP, [[target, ...older], eventId ?? null]);
   return row?.dropped ?? 0;
 }

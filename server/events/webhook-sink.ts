@@ -35,7 +35,7 @@ export class WebhookSink implements EventSink {
 
   constructor(private readonly options: WebhookSinkOptions) {
     this.name = webhookSinkName(options.url);
-    this.signers = options.secret.split(" ").map((secret) => new Webhook(secret));
+    this.signers = options.secret.trim().split(/\s+/).map((secret) => new Webhook(secret));
     const url = new URL(options.url);
     this.pool = new Pool(url.origin, { keepAliveTimeout: 30_000, keepAliveMaxTimeout: 60_000 });
     this.path = `${url.pathname}${url.search}`;
