@@ -48,7 +48,7 @@ describe("the outbox, in the store", () => {
 
       let recorded = 0;
       const store = new SqlAgentStore(db, origin, { sinks: ["bus", "webhook http://x"], recorded: () => recorded++ });
-      expect(await store.pause("1001", "a")).toBe("paused"); // the same state: nothing
+      expect(await store.pause("1001", "a")).toBe("unchanged"); // the same state: nothing written, answered 204 all the same
       expect([await count(), recorded]).toEqual([0, 0]);
       expect(await store.pause("1001", "b")).toBe("paused"); // another reason
       expect(await store.pause("1001", null)).toBe("paused"); // reason cleared

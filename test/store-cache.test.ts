@@ -121,6 +121,27 @@ describe("CachedAgentStore on PGlite", () => {
     expect(await cached.list()).toBe(after);
   });
 
+  it("with event sinks, a pause that changes nothing never hides an unpause that committed after it", async () => {
+    const sinks = { sinks: ["webhook http://x"] };
+    const direct = new SqlAgentStore(db, ORIGIN);
+    const cached = new CachedAgentStore(new SqlAgentStore(db, ORIGIN, sinks));
+    await cached.list();
+    expect(await cached.pause(pausable.number, "a")).toBe("paused");
+    // PGlite runs one statement at a time: the repeated pause's write (a
+    // no-op), then the unpause, then the pause's second question. Its
+    // answer comes after the unpause's.
+    const [again, unpaused] = await Promise.all([cached.pause(pausable.number, "a"), cached.unpause(pausable.number)]);
+    expect([again, unpaused]).toEqual(["unchanged", "unpaused"]);
+    expect(await direct.getByNumber(pausable.number)).toMatchObject({ paused: false, paused_reason: null });
+    expect(await cached.getByNumber(pausable.number)).toEqual(await direct.getByNumber(pausable.number));
+    expect(await cached.list()).toEqual(await direct.list());
+    // And the other way round: an unpause that changes nothing never hides a pause.
+    const [still, paused] = await Promise.all([cached.unpause(pausable.number), cached.pause(pausable.number, "b")]);
+    expect([still, paused]).toEqual(["unchanged", "paused"]);
+    expect(await cached.getByNumber(pausable.number)).toMatchObject({ paused: true, paused_reason: "b" });
+    expect(await cached.list()).toEqual(await direct.list());
+  });
+
   it("an unpause while the first load is under way is not lost", async () => {
     const direct = new SqlAgentStore(db, ORIGIN);
     const cached = new CachedAgentStore(new SqlAgentStore(db, ORIGIN));

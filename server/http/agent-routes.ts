@@ -1,7 +1,7 @@
 import { Router, type Request } from "express";
 import type { operations as OperationTypes } from "../../generated/openapi.js";
 import { operations } from "../../generated/operations.js";
-import type { AgentOperations, PauseOutcome } from "../store/agent-store.js";
+import type { AgentOperations, Refusal } from "../store/agent-store.js";
 import { HttpProblem } from "./errors.js";
 import { reply } from "./reply.js";
 
@@ -25,7 +25,7 @@ function agentNumber(req: Request): PathParams<"getAgentByNumber">["agent_number
 const noSuchAgent = () => new HttpProblem(404, "no such agent");
 
 /** The contract's answer to a pause or unpause the store refused. */
-function refusal(outcome: Exclude<PauseOutcome, "paused">): HttpProblem {
+function refusal(outcome: Refusal): HttpProblem {
   return outcome === "no such agent" ? noSuchAgent() : new HttpProblem(409, "not logged in");
 }
 
@@ -52,14 +52,14 @@ export function agentRoutes(store: AgentOperations): Router {
   router.post(route(operations.pauseAgentByNumber.path), async (req, res) => {
     const body = req.body as PauseBody | undefined;
     const outcome = await store.pause(agentNumber(req), body?.reason ?? null);
-    if (outcome !== "paused") throw refusal(outcome);
+    if (outcome !== "paused" && outcome !== "unchanged") throw refusal(outcome);
     reply(res, "pauseAgentByNumber", 204);
   });
 
   // The body, if any, is `{}` (the validator refused anything else): nothing to read.
   router.post(route(operations.unpauseAgentByNumber.path), async (req, res) => {
     const outcome = await store.unpause(agentNumber(req));
-    if (outcome !== "unpaused") throw refusal(outcome);
+    if (outcome !== "unpaused" && outcome !== "unchanged") throw refusal(outcome);
     reply(res, "unpauseAgentByNumber", 204);
   });
 

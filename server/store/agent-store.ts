@@ -25,8 +25,17 @@ export class InvalidImportError extends Error {
   }
 }
 
-export type PauseOutcome = "paused" | "no such agent" | "not logged in";
-export type UnpauseOutcome = "unpaused" | "no such agent" | "not logged in";
+/**
+ * What a pause or unpause did. "unchanged": the agent was already in that
+ * state and nothing was written (with event sinks, where a change that
+ * changes nothing records no event); the API answers it as it answers a
+ * change. A store tells it apart so that a cache never applies a state
+ * that a later change may already have replaced.
+ */
+export type PauseOutcome = "paused" | "unchanged" | "no such agent" | "not logged in";
+export type UnpauseOutcome = "unpaused" | "unchanged" | "no such agent" | "not logged in";
+/** A pause or unpause the store refused. */
+export type Refusal = "no such agent" | "not logged in";
 
 /** Where agent state lives. One implementation over `Sql`, for PGlite and PostgreSQL alike. */
 export interface AgentStore {

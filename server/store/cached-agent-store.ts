@@ -83,8 +83,12 @@ export class CachedAgentStore implements AgentStore {
     if (loaded === null) return;
     // After the load, if one is under way: a load that read the table
     // before this commit gets the change applied, one that read it after
-    // already has it. Pauses and unpauses resolve in commit order (PGlite
-    // runs one statement at a time), so the last committed state wins here too.
+    // already has it. Only changes the database wrote are applied, and
+    // they resolve in commit order (PGlite runs one statement at a time),
+    // so the last committed state wins here too. An "unchanged" outcome is
+    // never applied: its answer may come after a later change committed
+    // (it asks the database a second question), and the cache already
+    // holds the state it found.
     await loaded.then(
       (fleet) => {
         const id = fleet.idByNumber.get(number);

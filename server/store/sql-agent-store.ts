@@ -1,5 +1,5 @@
 import type { Sql } from "../db/sql.js";
-import type { AgentImportSource, AgentRecord, AgentStatus, AgentStore, PauseOutcome, UnpauseOutcome } from "./agent-store.js";
+import type { AgentImportSource, AgentRecord, AgentStatus, AgentStore, PauseOutcome, Refusal, UnpauseOutcome } from "./agent-store.js";
 import { importAgents } from "./sql-agent-import.js";
 import { NO_EVENTS, writeAgentChange, type EventName, type EventRecording, type PauseState } from "./agent-change.js";
 
@@ -86,14 +86,14 @@ export class SqlAgentStore implements AgentStore {
    * (A single statement that also told 404 from 409, with a CTE, cost more
    * on every pause; the failure path pays for its own question.)
    */
-  private async applyOrExplain(event: EventName, number: string, to: PauseState): Promise<"applied" | "no such agent" | "not logged in"> {
+  private async applyOrExplain(event: EventName, number: string, to: PauseState): Promise<"applied" | "unchanged" | Refusal> {
     for (let attempt = 0; ; attempt++) {
       if (await writeAgentChange(this.sql, { event, number, to, originUuid: this.originUuid }, this.events)) return "applied";
       const rows = await this.sql.query<{ logged: boolean }>(LOGGED, [number]);
       const row = rows[0];
       if (row === undefined) return "no such agent";
       // With sinks, a logged-in agent here was already in that state: nothing to change.
-      if (row.logged && this.events.sinks.length > 0) return "applied";
+      if (row.logged && this.events.sinks.length > 0) return "unchanged";
       if (!row.logged || attempt >= 2) return "not logged in";
     }
   }
