@@ -172,6 +172,15 @@ describe("createApp over a failing store, served over HTTPS", () => {
     expect(answer.json.error).toBe("invalid request");
   });
 
+  it("an agent_id that overflows to Infinity is a 400, not a lookup (patches/ajv+8.20.0.patch)", async () => {
+    thrown = () => new Error("the store was called");
+    for (const id of ["9".repeat(309), `1${"0".repeat(400)}`]) {
+      const answer = await call("GET", `/agents/by-id/${id}`);
+      expect(answer.status).toBe(400);
+      expect(answer.json).toMatchObject({ error: "invalid request", details: [{ location: "path", path: "agent_id" }] });
+    }
+  });
+
   it("a 405 names the allowed methods in Allow", async () => {
     const answer = await call("DELETE", "/agents/by-number/1001/pause");
     expect(answer.status).toBe(405);

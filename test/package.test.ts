@@ -155,7 +155,7 @@ describe("the release package: npm pack, npm install --omit=dev, npx agentd serv
     for (const [from, to] of Object.entries(browserMap)) expect(files).toEqual(expect.arrayContaining([from.slice(2), to.slice(2)]));
   });
 
-  it("installs no compiler, none of our @types and no unpatched validator: the bundle carries the patched one", () => {
+  it("installs no compiler, none of our @types and no unpatched validator or ajv: the bundle carries the patched ones", () => {
     const devDependencies = Object.keys((JSON.parse(readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { devDependencies: Record<string, string> }).devDependencies);
     const modules = path.join(installDir, "node_modules");
     const installed = readdirSync(modules).flatMap((name) => (name.startsWith("@") ? readdirSync(path.join(modules, name)).map((sub) => `${name}/${sub}`) : [name]));
@@ -167,6 +167,8 @@ describe("the release package: npm pack, npm install --omit=dev, npx agentd serv
     const chunks = path.join(modules, "agentd", "dist", "bin", "chunks");
     const bundled = readdirSync(chunks).map((name) => readFileSync(path.join(chunks, name), "utf8"));
     expect(bundled.some((code) => code.includes("const regexpObj = routeMatcher(expressRoute, pathOpts);"))).toBe(true);
+    expect(installed).not.toContain("ajv");
+    expect(bundled.some((code) => code.includes("const finiteString = opts.strictNumbers"))).toBe(true);
   });
 
   it("finds its contract and migrations in the installed package, not anywhere above it", () => {
@@ -185,6 +187,9 @@ describe("the release package: npm pack, npm install --omit=dev, npx agentd serv
       const invalid = await callHttps(dispatcher, "GET", `${url}/agents/by-id/abc`, { token });
       expect(invalid.status).toBe(400);
       expect(invalid.json).toMatchObject({ error: "invalid request" });
+      // The bundle's ajv is the patched one: an id that overflows is refused, not looked up.
+      const overflowing = await callHttps(dispatcher, "GET", `${url}/agents/by-id/${"9".repeat(309)}`, { token });
+      expect(overflowing.status).toBe(400);
     } finally {
       await dispatcher.destroy();
     }
