@@ -123,7 +123,7 @@ describe.each(kinds)("import through the store on $kind", ({ fresh, available })
   });
 });
 
-/** An import file with one of each problem the reader reports, after a good agent (11 problems). */
+/** An import file with one of each problem the reader reports, after a good agent (12 problems). */
 function fileWithEveryProblem(): unknown[] {
   const good = loggedIn(1);
   return [
@@ -139,6 +139,7 @@ function fileWithEveryProblem(): unknown[] {
     { ...loggedIn(10), paused_reason: "no pause" },
     { ...loggedIn(11), number: "1001" },
     "not an object",
+    { ...loggedIn(13), paused: true, paused_reason: "a\ud800b" },
   ];
 }
 
@@ -161,9 +162,10 @@ describe("import file validation", () => {
         "[9].paused_reason: must be null when paused is false",
         '[10].number: duplicate number "1001" (first at [0])',
         "[11]: must be object",
+        "[12].paused_reason: must be well-formed Unicode (no lone surrogate)",
       ]),
     );
-    expect(parsed.problems).toHaveLength(11);
+    expect(parsed.problems).toHaveLength(12);
     expect(parsed.problems.some((p) => p.startsWith("[0]"))).toBe(false);
   });
 

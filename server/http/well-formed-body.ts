@@ -1,46 +1,9 @@
 import type { RequestHandler } from "express";
+import { firstIllFormed } from "../well-formed-json.js";
 import { HttpProblem } from "./errors.js";
 
-interface Visit {
-  value: unknown;
-  key: string;
-  parent: Visit | null;
-}
-
-/** The JSON pointer of a visit, built only for the one that is reported. */
-function pointerOf(visit: Visit): string {
-  const keys: string[] = [];
-  for (let at: Visit | null = visit; at?.parent; at = at.parent) keys.push(at.key.replaceAll("~", "~0").replaceAll("/", "~1"));
-  return keys.reverse().map((key) => `/${key}`).join("");
-}
-
 /**
- * The first string in a parsed JSON body (a value or a key) that is not
- * well-formed Unicode, as a JSON pointer; null when there is none. Walked
- * with a stack of its own, not by recursion: a body may nest as deep as
- * its size allows, deeper than the call stack.
- */
-function firstIllFormed(body: unknown): string | null {
-  const stack: Visit[] = [{ value: body, key: "", parent: null }];
-  for (let visit = stack.pop(); visit !== undefined; visit = stack.pop()) {
-    const { value } = visit;
-    if (typeof value === "string") {
-      if (!value.isWellFormed()) return pointerOf(visit);
-    } else if (value !== null && typeof value === "object") {
-      for (const [key, item] of Object.entries(value as Record<string, unknown>).reverse()) {
-        const child: Visit = { value: item, key, parent: visit };
-        if (!key.isWellFormed()) return pointerOf(child);
-        stack.push(child);
-      }
-    }
-  }
-  return null;
-}
-
-/**
- * JSON may escape a lone UTF-16 surrogate (`"\ud800"`), which is no text at
- * all: PostgreSQL would store it as U+FFFD while this process still held
- * the original, so the answers would change after a restart. Refused
+ * A body with a lone surrogate (server/well-formed-json.ts) is refused
  * before the contract is checked, so such a string is never stored. (Raw
  * bytes that are not UTF-8 already arrive as U+FFFD from the body parser.)
  */

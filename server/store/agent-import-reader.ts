@@ -9,6 +9,7 @@
 // of `GET /agents` from any deployment can be imported as it is.
 import type { ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
 import { InvalidImportError, type AgentRecord } from "./agent-store.js";
+import { firstIllFormed } from "../well-formed-json.js";
 
 interface ImportValidators {
   file: ValidateFunction;
@@ -155,8 +156,8 @@ const FIRST_BATCH = 30_000;
  * rest is still checked, and the generator throws InvalidImportError with
  * every problem, which rolls the writes back. The problems are those of
  * validating the whole array at once (Ajv reports every error), in the same
- * order: each item's schema errors, then those of the schema's state rules,
- * then the duplicates.
+ * order: each item's schema errors (and a string that is not well-formed
+ * Unicode), then those of the schema's state rules, then the duplicates.
  *
  * The agents yielded are the file's own objects, unchecked (an item that is
  * not an object comes as an empty one, so that a writer can read its
@@ -191,6 +192,9 @@ export async function* importBatches(text: string, contractFile?: string): Async
           else if (rule !== null) problems.state.push(rule);
         }
       }
+      // As the API refuses it: the contract's text fields are well-formed Unicode.
+      const illFormed = firstIllFormed(item);
+      if (illFormed !== null) problems.schema.push(`${position(`/${index}${illFormed}`)}: must be well-formed Unicode (no lone surrogate)`);
       duplicates.check(batch[index - start]!, index, problems);
     }
     start = end;
