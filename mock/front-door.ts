@@ -7,10 +7,12 @@
 // first and is refused as the server refuses it (malformed, not an object,
 // too large), since Prism does otherwise (parseJsonThenForward), and a GET
 // that carries a body gets the server's 400 (Prism's proxy would fail to
-// forward it). HEAD, which Prism's proxy also fails on, goes straight to the
-// service behind it. Everything else passes through untouched, streamed.
+// forward it). What Prism cannot take goes straight to the service behind
+// it, which answers as the server does (sentToService). Everything else
+// passes through untouched, streamed.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import contentType from "content-type";
 import express, { type RequestHandler } from "express";
 import { hostPort } from "../server/host-port.js";
 import { ERROR_IDS, toProblem, type ErrorBody } from "../server/http/errors.js";
@@ -87,21 +89,71 @@ function answer(res: http.ServerResponse, status: number, body: ErrorBody, heade
  * the server's answer (toProblem); any other request goes on to Prism, a
  * parsed body as the bytes it came in.
  */
-function parseJsonThenForward(parser: JsonParser, req: http.IncomingMessage, res: http.ServerResponse, prism: URL, prefer: string | undefined): void {
+function parseJsonThenForward(parser: JsonParser, req: http.IncomingMessage, res: http.ServerResponse, to: Targets, prefer: string | undefined): void {
   parser.parse(req as never, res as never, (err?: unknown) => {
     if (err !== undefined) {
       const problem = toProblem(err);
       answer(res, problem.status, problem.body());
       return;
     }
-    forward(req, res, prism, prefer, parser.bodies.get(req));
+    const body = parser.bodies.get(req);
+    // A forced answer (Prefer) is not for a request the server refuses anyway.
+    if (body !== undefined && tooDeepForPrism((req as { body?: unknown }).body)) forward(req, res, to.service, undefined, body);
+    else forward(req, res, to.prism, prefer, body);
   });
+}
+
+interface Targets {
+  prism: URL;
+  service: URL;
 }
 
 interface JsonParser {
   parse: RequestHandler;
   /** The body each parsed request came with, as bytes (decompressed). */
   bodies: WeakMap<object, Buffer>;
+}
+
+// Deeper than any body of the contract, and far less deep than the bodies
+// Prism fails on (thousands of levels).
+const MAX_DEPTH_FOR_PRISM = 32;
+
+/**
+ * Requests Prism fails on, with a 500 or by exiting (it then answers
+ * nothing more): HEAD (its proxy fails on it), a URL that is not valid
+ * percent-encoding, a Content-Type that does not parse, and a body nested
+ * thousands deep. They are each one the server refuses or answers without
+ * a handler (405, 400, 415), so the service behind Prism answers them,
+ * exactly as the server does. Prism's own issue trackers have no report of
+ * these; the front door keeps the mock alive meanwhile.
+ */
+function sentToService(req: http.IncomingMessage): boolean {
+  if (req.method === "HEAD") return true;
+  try {
+    decodeURIComponent(req.url ?? "/");
+  } catch {
+    return true;
+  }
+  const type = req.headers["content-type"];
+  if (type === undefined) return false;
+  try {
+    contentType.parse(type);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** Whether a parsed body nests deeper than Prism's validation can take (walked with a stack: no recursion). */
+function tooDeepForPrism(body: unknown): boolean {
+  const stack: [unknown, number][] = [[body, 0]];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const [value, depth] = item;
+    if (value === null || typeof value !== "object") continue;
+    if (depth >= MAX_DEPTH_FOR_PRISM) return true;
+    for (const child of Object.values(value)) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 function jsonParser(limitBytes: number): JsonParser {
@@ -152,8 +204,7 @@ function forward(req: http.IncomingMessage, res: http.ServerResponse, target: UR
 }
 
 export async function startFrontDoor(options: FrontDoorOptions): Promise<FrontDoor> {
-  const prism = new URL(options.prism);
-  const service = new URL(options.upstream);
+  const to: Targets = { prism: new URL(options.prism), service: new URL(options.upstream) };
   const parser = jsonParser(options.bodyLimitBytes);
   const server = http.createServer((req, res) => {
     const { rest, delayMs } = takeDelay(req.headers.prefer as string | undefined);
@@ -171,12 +222,13 @@ export async function startFrontDoor(options: FrontDoorOptions): Promise<FrontDo
       req.resume();
       return;
     }
-    // The service answers HEAD as the server does (405 with Allow, 404 off the contract's paths).
-    if (req.method === "HEAD") return forward(req, res, service, rest);
+    // E.g. HEAD: 405 with Allow, or 404 off the contract's paths. Without
+    // Prefer: a forced answer is Prism's, and these are refused anyway.
+    if (sentToService(req)) return forward(req, res, to.service, undefined);
     const wait = delayMs ?? options.delayMs;
-    if (wait === 0) return parseJsonThenForward(parser, req, res, prism, rest);
+    if (wait === 0) return parseJsonThenForward(parser, req, res, to, rest);
     // A client that gives up during the delay sends nothing on: its request has no effect.
-    const timer = setTimeout(() => parseJsonThenForward(parser, req, res, prism, rest), wait);
+    const timer = setTimeout(() => parseJsonThenForward(parser, req, res, to, rest), wait);
     res.on("close", () => clearTimeout(timer));
   });
   await new Promise<void>((resolve, reject) => {

@@ -189,6 +189,24 @@ describe("npm run mock -- --stateful, on the contract's example agents, with a w
     expect((await fetch(`${mock.url}/nowhere`, { method: "HEAD", headers: TOKEN })).status).toBe(404);
   });
 
+  // Each of these made Prism answer 500 and exit, taking the mock down with it.
+  it("answers what Prism fails on (bad percent-encoding, a Content-Type that does not parse, a body thousands deep) as the server does, and stays up", async () => {
+    for (const path of ["/agents/by-id/%", "/agents/by-id/%C0%80", "/agents?x=%"]) {
+      const answer = await call(mock.url, "GET", path);
+      expectError(answer, 400, "invalid request");
+    }
+    const pauseAs = (type: string) => call(mock.url, "POST", "/agents/by-number/1001/pause", { headers: { ...TOKEN, "Content-Type": type }, body: '{"reason":"x"}' });
+    expectError(await pauseAs(";;;/"), 415, "unsupported media type");
+    // The server reads this one as JSON (a parameter without a value is ignored): so does the mock now.
+    expect((await pauseAs("application/json; charset")).status).toBe(204);
+    expect((await call(mock.url, "POST", "/agents/by-number/1001/unpause")).status).toBe(204);
+    for (const body of [`${"[".repeat(5000)}${"]".repeat(5000)}`, `${'{"a":'.repeat(2000)}1${"}".repeat(2000)}`]) {
+      const answer = await call(mock.url, "POST", "/agents/by-number/1001/pause", { headers: JSON_BODY, body });
+      expectError(answer, 400, "invalid request");
+    }
+    expect((await get("/agents/by-number/1001")).status).toBe(200);
+  });
+
   it("answers a request without a token with 401 and the contract's body", async () => {
     expectError(await call(mock.url, "GET", "/agents", { headers: {} }), 401, "invalid token or unauthorized");
     expectError(await call(mock.url, "POST", "/agents/by-number/1001/pause", { headers: { "Content-Type": "application/json" }, body: {} }), 401, "invalid token or unauthorized");
