@@ -99,7 +99,7 @@ describe.each(availableKinds())("migration 6 on $kind", ({ fresh, available }) =
       for (const secret of secrets) {
         await db.query("INSERT INTO tokens (token_hash, acls) VALUES ($1, $2)", [hashToken(secret), ["agentd.#"]]);
       }
-      expect(await migrate(db)).toEqual([6]);
+      expect(await migrate(db, MIGRATIONS.slice(0, 6))).toEqual([6]);
 
       const rows = await db.query<{ id: string; token_hash: string }>("SELECT id, token_hash FROM tokens");
       expect(rows).toHaveLength(secrets.length);

@@ -40,6 +40,30 @@ describe.skipIf(postgresTestUrl() === undefined)("PostgreSQL specifics", () => {
     expect(new Set(uuids).size).toBe(1);
   });
 
+  // An operator saw an idle instance keep two database backends at a fifth of
+  // a core each: PostgreSQL JIT-compiled every relay poll (migration 7).
+  // auto_explain sends each plan, nested statements included, to the client.
+  it("the relay's claim is never JIT-compiled, even where PostgreSQL compiles any costly plan", async () => {
+    await (await t.openMigrated()).close();
+    const client = new pg.Client({ connectionString: t.location });
+    await client.connect();
+    try {
+      const jit = await client.query<{ available: boolean }>("SELECT pg_jit_available() AS available");
+      expect(jit.rows[0]!.available, "this PostgreSQL has no JIT: the test would prove nothing").toBe(true);
+      const plans: string[] = [];
+      client.on("notice", (notice) => plans.push(notice.message ?? ""));
+      for (const setting of ["LOAD 'auto_explain'", "SET auto_explain.log_min_duration = 0", "SET auto_explain.log_nested_statements = on", "SET client_min_messages = log", "SET jit = on"]) {
+        await client.query(setting);
+      }
+      await client.query("SELECT * FROM event_outbox_claim('webhook http://x', 30000, 100, 1000)");
+      await client.query("SELECT * FROM event_outbox_peek('webhook http://x', 100, 1000)");
+      expect(plans.filter((plan) => plan.includes("event_outbox")).length).toBeGreaterThanOrEqual(2);
+      expect(plans.filter((plan) => plan.includes("JIT:"))).toEqual([]);
+    } finally {
+      await client.end();
+    }
+  });
+
   it("two stores on two pools see each other's pauses, also when pausing concurrently", async () => {
     const [a, b] = [await t.openMigrated(), await t.openMigrated()];
     const agents = Array.from({ length: 10 }, (_, i) => loggedIn(i + 1));

@@ -1,0 +1,13 @@
+-- Migration 7: the relay's question (event_outbox_due) is never
+-- JIT-compiled.
+--
+-- Its enable_sort = off (migration 4) makes the planner cost the one sort
+-- it still needs, the few due rows in seq order, at the disabled cost,
+-- which crosses every jit_*_above_cost threshold. PostgreSQL's JIT is on
+-- by default where LLVM is installed (Debian's packages), so every relay
+-- poll, even on an empty outbox, compiled its plan to machine code: well
+-- over a hundred milliseconds of the database's CPU per poll, several
+-- polls a second per sink and instance, on an idle service. The question
+-- reads a few rows; JIT never pays off for it. PGlite has no JIT: there
+-- the setting changes nothing.
+ALTER FUNCTION event_outbox_due(text, integer, integer) SET jit = off;
