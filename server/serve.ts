@@ -47,9 +47,10 @@ export interface RunningServer {
 
 /**
  * Starts the service: takes the data directory (embedded database only),
- * opens and migrates the database, makes sure an admin token exists, sets
- * the request path up (the warm-up), and listens on HTTPS. Nothing listens
- * until all of that succeeded.
+ * reads the certificate, opens and migrates the database, makes sure
+ * AGENTD_ADMIN_TOKEN exists, sets the request path up (the warm-up), and
+ * listens on HTTPS. Nothing listens until all of that succeeded; the first
+ * admin token of a new deployment is made only once it listens.
  *
  * The embedded database opens in a thread of its own while this one loads
  * the HTTP stack (Express, the validator) and warms it up: on two cores, the
@@ -62,8 +63,19 @@ export async function startServer(config: Config, logger: Logger, pgliteThread?:
   const connectionLimit = connectionCap(config.maxConnections, openFileLimit());
   const embedded = config.databaseUrl === null;
   const lock: DataDirLock | null = embedded ? await lockDataDir(config.dataDir) : null;
+  // Before the database is opened: a start that cannot serve (a typo in
+  // AGENTD_TLS_CERT, an unreadable key) must not migrate or write it first.
+  const certificate = await loadOrCreateCertificate({
+    dataDir: config.dataDir,
+    certPath: config.tlsCert,
+    keyPath: config.tlsKey,
+  }).catch(async (err: unknown) => {
+    await lock?.release();
+    throw err;
+  });
   // What a failed start has opened so far, for the catch below to close.
   let stores: Stores | undefined;
+  let server: https.Server | null = null;
   let ops: OpsListener | null = null;
   let admin: AdminChannel | null = null;
   let verifier: TokenVerifier | null = null;
@@ -110,15 +122,10 @@ export async function startServer(config: Config, logger: Logger, pgliteThread?:
     const { app, answerClientErrors } = warmedUp.value;
 
     relay = await startDelivery(config.events, stores.db, logger, metrics ? (backlog) => registerEventMetrics(metrics, backlog) : null);
-    const adminToken = await bootstrapTokens(config, stores);
+    await ensureConfiguredAdminToken(config, stores);
     if (config.adminToken && config.authUrl) {
       logger.warn("AGENTD_ADMIN_TOKEN has no effect while AGENTD_AUTH_URL is set: every token, that one included, is checked with the authentication service");
     }
-    const certificate = await loadOrCreateCertificate({
-      dataDir: config.dataDir,
-      certPath: config.tlsCert,
-      keyPath: config.tlsKey,
-    });
 
     const opened = stores;
     const checks: DependencyCheck[] = [{ name: "database", check: async () => void (await opened.db.query("SELECT 1")) }];
@@ -137,7 +144,7 @@ export async function startServer(config: Config, logger: Logger, pgliteThread?:
     }
 
     // The app answers a missing Host itself, with the contract's Error body.
-    const server = https.createServer(
+    const listening = https.createServer(
       {
         ...tlsServerOptions(certificate),
         requireHostHeader: false,
@@ -147,6 +154,7 @@ export async function startServer(config: Config, logger: Logger, pgliteThread?:
       },
       app,
     );
+    server = listening;
     // Bounded waits, so a slow or stalled client cannot hold a connection forever.
     server.headersTimeout = 10_000;
     server.requestTimeout = 30_000;
@@ -157,13 +165,16 @@ export async function startServer(config: Config, logger: Logger, pgliteThread?:
     await new Promise<void>((resolve, reject) => {
       // Named with its variables: an unknown host or a port in use says which setting to change.
       const failed = (err: Error) => reject(new PathFailure("listen on", `${hostPort(config.host, config.port)} (AGENTD_HOST, AGENTD_PORT)`, err));
-      server.once("error", failed);
-      server.listen(config.port, config.host, () => {
-        server.off("error", failed);
+      listening.once("error", failed);
+      listening.listen(config.port, config.host, () => {
+        listening.off("error", failed);
         resolve();
       });
     });
-    const { port } = server.address() as AddressInfo;
+    const { port } = listening.address() as AddressInfo;
+    // Only once the port is open: a start that failed before would have
+    // made a token that was never shown, and no later start shows it.
+    const adminToken = await firstAdminToken(config, stores);
 
     let closing: Promise<void> | undefined;
     return {
@@ -180,7 +191,7 @@ export async function startServer(config: Config, logger: Logger, pgliteThread?:
           readiness.drain();
           if (config.drainDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.drainDelayMs));
           await admin?.close();
-          await stopListening(server, config.shutdownTimeoutMs);
+          await stopListening(listening, config.shutdownTimeoutMs);
           await tokenVerifier.close?.();
           await relay?.stop();
           await opened.db.close();
@@ -191,6 +202,10 @@ export async function startServer(config: Config, logger: Logger, pgliteThread?:
       },
     };
   } catch (err) {
+    if (server?.listening) {
+      server.closeAllConnections();
+      await new Promise((resolve) => server?.close(resolve));
+    }
     await admin?.close();
     await ops?.close();
     await verifier?.close?.();
@@ -220,19 +235,21 @@ async function loadHttpStack() {
   return { createApp, answerClientErrors, warmUp };
 }
 
+/** Makes sure AGENTD_ADMIN_TOKEN exists when it is set, before the port opens, so it works from the first request. */
+async function ensureConfiguredAdminToken(config: Config, stores: Stores): Promise<void> {
+  if (!config.adminToken) return;
+  // Read first: on most starts it is there already, and a read costs far less than a write.
+  const existing = await stores.tokens.find(config.adminToken);
+  const current = existing !== undefined && existing.expiresAt === null && existing.acls.length === 1 && existing.acls[0] === "agentd.#";
+  if (!current) await stores.tokens.ensure(config.adminToken, ["agentd.#"]);
+}
+
 /**
- * Creates the first admin token of an embedded deployment (returned so it can
- * be printed once) and makes sure AGENTD_ADMIN_TOKEN exists when it is set.
+ * Creates the first admin token of a deployment with no token at all and
+ * no AGENTD_ADMIN_TOKEN or auth service, returned so it can be printed once.
  */
-async function bootstrapTokens(config: Config, stores: Stores): Promise<string | null> {
-  if (config.adminToken) {
-    // Read first: on most starts it is there already, and a read costs far less than a write.
-    const existing = await stores.tokens.find(config.adminToken);
-    const current = existing !== undefined && existing.expiresAt === null && existing.acls.length === 1 && existing.acls[0] === "agentd.#";
-    if (!current) await stores.tokens.ensure(config.adminToken, ["agentd.#"]);
-    return null;
-  }
-  if (config.authUrl) return null;
+async function firstAdminToken(config: Config, stores: Stores): Promise<string | null> {
+  if (config.adminToken || config.authUrl) return null;
   if ((await stores.tokens.count()) > 0) return null;
   return (await stores.tokens.create(["agentd.#"], null)).token;
 }

@@ -9,6 +9,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "../devkit/ports.js";
 import { ownDataDir } from "./helpers/data-dir.js";
+import { freshPostgres, postgresTestUrl } from "./helpers/databases.js";
 import { startTestServer } from "./helpers/server.js";
 
 /** Whether something accepts TCP connections on 127.0.0.1:`port`. */
@@ -47,6 +48,53 @@ describe("a start that fails at the admin socket", () => {
       expect((await server.call("GET", "/agents")).status).toBe(200);
     } finally {
       await server.close();
+    }
+  });
+});
+
+// Found by an operator: a first start that failed at its port had made the
+// one-time admin token, and no later start showed it.
+describe("a first start that cannot listen", () => {
+  let dir: string;
+  afterAll(async () => {
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+
+  it("makes no admin token: the start that listens makes it and shows it", async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), "agentd-first-start-"));
+    await ownDataDir(dir);
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const { port } = taken.address() as net.AddressInfo;
+    const env = { AGENTD_DATA_DIR: dir, AGENTD_ADMIN_TOKEN: "" };
+    try {
+      await expect(startTestServer({ ...env, AGENTD_PORT: String(port) })).rejects.toThrow(`cannot listen on 127.0.0.1:${port}`);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+    const server = await startTestServer(env);
+    try {
+      const token = server.running.adminToken;
+      expect(token).toMatch(/^[A-Za-z0-9_-]{32,}$/);
+      expect((await server.call("GET", "/agents", { token })).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+// Skipped only on a developer's machine without PostgreSQL, saying so (postgresTestUrl throws in CI).
+if (postgresTestUrl() === undefined) console.warn("AGENTD_TEST_DATABASE_URL is not set: skipping the certificate-before-migrations test on PostgreSQL");
+describe.runIf(postgresTestUrl() !== undefined)("a start with a certificate it cannot read, on PostgreSQL", () => {
+  it("fails before it migrates or writes the database: an upgrade with a typo leaves the schema for the old version", async () => {
+    const database = await freshPostgres();
+    try {
+      const env = { AGENTD_DATABASE_URL: database.location, AGENTD_TLS_CERT: "/nonexistent/cert.pem", AGENTD_TLS_KEY: "/nonexistent/key.pem" };
+      await expect(startTestServer(env)).rejects.toThrow("AGENTD_TLS_CERT");
+      const db = await database.open();
+      expect(await db.query("SELECT to_regclass('schema_migrations') AS migrations")).toEqual([{ migrations: null }]);
+    } finally {
+      await database.cleanup();
     }
   });
 });
