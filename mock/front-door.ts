@@ -1,4 +1,4 @@
-// In front of Prism: what Prism cannot do. It delays answers on demand
+// In front of Prism, in both mocks: what Prism cannot do. It delays answers on demand
 // (`--delay`, or `Prefer: delay=<ms>` for one answer; Prism has no latency
 // option), so loading states and time-outs can be built; and it gives every
 // answer Prism produces itself (problem+json, for a malformed `Prefer` say)
@@ -8,14 +8,15 @@
 // too large), since Prism does otherwise (parseJsonThenForward), and a GET
 // that carries a body gets the server's 400 (Prism's proxy would fail to
 // forward it). What Prism cannot take goes straight to the service behind
-// it, which answers as the server does (sentToService). Everything else
+// it, which answers as the server does (notForPrism); the stateless mock,
+// with no service, answers it here as the server would. Everything else
 // passes through untouched, streamed.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import contentType from "content-type";
 import express, { type RequestHandler } from "express";
 import { hostPort } from "../server/host-port.js";
-import { ERROR_IDS, toProblem, type ErrorBody } from "../server/http/errors.js";
+import { ERROR_IDS, HttpProblem, toProblem, type ErrorBody } from "../server/http/errors.js";
 import { bodyOnGet } from "../server/http/request-hygiene.js";
 
 export const MAX_DELAY_MS = 10_000;
@@ -25,8 +26,12 @@ export interface FrontDoorOptions {
   port: number;
   /** Prism's own address, `http://127.0.0.1:<port>`. */
   prism: string;
-  /** The service behind Prism, `http://127.0.0.1:<port>/1.0`: HEAD goes there, since Prism's proxy fails on it (a 500). */
-  upstream: string;
+  /**
+   * The service behind Prism's proxy, `http://127.0.0.1:<port>/1.0` (the
+   * stateful mock): what Prism cannot take goes there. Null for the
+   * stateless mock, where Prism mocks from the examples.
+   */
+  upstream: string | null;
   /** The delay of every answer that does not ask for its own. */
   delayMs: number;
   /** The server's AGENTD_BODY_LIMIT: a larger JSON body gets the server's 413. */
@@ -97,15 +102,14 @@ function parseJsonThenForward(parser: JsonParser, req: http.IncomingMessage, res
       return;
     }
     const body = parser.bodies.get(req);
-    // A forced answer (Prefer) is not for a request the server refuses anyway.
-    if (body !== undefined && tooDeepForPrism((req as { body?: unknown }).body)) forward(req, res, to.service, undefined, body);
-    else forward(req, res, to.prism, prefer, body);
+    if (body !== undefined && tooDeepForPrism((req as { body?: unknown }).body) && bypassPrism("too deep", req, res, to, body)) return;
+    forward(req, res, to.prism, prefer, body);
   });
 }
 
 interface Targets {
   prism: URL;
-  service: URL;
+  service: URL | null;
 }
 
 interface JsonParser {
@@ -120,28 +124,59 @@ const MAX_DEPTH_FOR_PRISM = 32;
 
 /**
  * Requests Prism fails on, with a 500 or by exiting (it then answers
- * nothing more): HEAD (its proxy fails on it), a URL that is not valid
- * percent-encoding, a Content-Type that does not parse, and a body nested
- * thousands deep. They are each one the server refuses or answers without
- * a handler (405, 400, 415), so the service behind Prism answers them,
- * exactly as the server does. Prism's own issue trackers have no report of
- * these; the front door keeps the mock alive meanwhile.
+ * nothing more): HEAD (its proxy fails on it; its mock does not), a URL
+ * that is not valid percent-encoding, a Content-Type that does not parse,
+ * and a body nested thousands deep (tooDeepForPrism). The server refuses
+ * each or answers it without a handler (405, 400, 415), so the service
+ * behind Prism answers them exactly as the server does. Prism's issue
+ * tracker has no report of these; the front door keeps the mock alive
+ * meanwhile.
  */
-function sentToService(req: http.IncomingMessage): boolean {
-  if (req.method === "HEAD") return true;
+type NotForPrism = "HEAD" | "malformed URL" | "malformed Content-Type" | "too deep";
+
+function notForPrism(req: http.IncomingMessage): NotForPrism | null {
+  if (req.method === "HEAD") return "HEAD";
   try {
     decodeURIComponent(req.url ?? "/");
   } catch {
-    return true;
+    return "malformed URL";
   }
   const type = req.headers["content-type"];
-  if (type === undefined) return false;
+  if (type === undefined) return null;
   try {
     contentType.parse(type);
-    return false;
+    return null;
   } catch {
+    return "malformed Content-Type";
+  }
+}
+
+/** The stateless mock's answer to what Prism cannot take, as the server answers it; null: Prism's mock takes it. */
+function serverAnswer(what: NotForPrism): HttpProblem | null {
+  switch (what) {
+    case "HEAD":
+      return null;
+    case "malformed URL":
+      return new HttpProblem(400, "invalid request", [{ location: "path", path: "", message: "is not a valid percent-encoded path" }]);
+    case "malformed Content-Type":
+      return new HttpProblem(415, "unsupported media type");
+    case "too deep":
+      return new HttpProblem(400, "invalid request", [{ location: "body", path: "", message: `must not nest deeper than ${MAX_DEPTH_FOR_PRISM} levels` }]);
+  }
+}
+
+/** Sends what Prism cannot take to the service, or answers it (stateless); false when Prism takes it after all. */
+function bypassPrism(what: NotForPrism, req: http.IncomingMessage, res: http.ServerResponse, to: Targets, body?: Buffer): boolean {
+  // Without Prefer: a forced answer is Prism's, and these are refused anyway.
+  if (to.service !== null) {
+    forward(req, res, to.service, undefined, body);
     return true;
   }
+  const problem = serverAnswer(what);
+  if (problem === null) return false;
+  answer(res, problem.status, problem.body());
+  req.resume();
+  return true;
 }
 
 /** Whether a parsed body nests deeper than Prism's validation can take (walked with a stack: no recursion). */
@@ -204,7 +239,7 @@ function forward(req: http.IncomingMessage, res: http.ServerResponse, target: UR
 }
 
 export async function startFrontDoor(options: FrontDoorOptions): Promise<FrontDoor> {
-  const to: Targets = { prism: new URL(options.prism), service: new URL(options.upstream) };
+  const to: Targets = { prism: new URL(options.prism), service: options.upstream === null ? null : new URL(options.upstream) };
   const parser = jsonParser(options.bodyLimitBytes);
   const server = http.createServer((req, res) => {
     const { rest, delayMs } = takeDelay(req.headers.prefer as string | undefined);
@@ -222,9 +257,9 @@ export async function startFrontDoor(options: FrontDoorOptions): Promise<FrontDo
       req.resume();
       return;
     }
-    // E.g. HEAD: 405 with Allow, or 404 off the contract's paths. Without
-    // Prefer: a forced answer is Prism's, and these are refused anyway.
-    if (sentToService(req)) return forward(req, res, to.service, undefined);
+    // E.g. HEAD: 405 with Allow, or 404 off the contract's paths.
+    const notFor = notForPrism(req);
+    if (notFor !== null && bypassPrism(notFor, req, res, to)) return;
     const wait = delayMs ?? options.delayMs;
     if (wait === 0) return parseJsonThenForward(parser, req, res, to, rest);
     // A client that gives up during the delay sends nothing on: its request has no effect.

@@ -1,11 +1,14 @@
 // npm run mock -- [--release <release>] [prism mock options...]
 // npm run mock -- --stateful [--agents N] [--delay <duration>] [--host H] [--port P]
 //
-// The stateless mock: Prism on http://127.0.0.1:4010 answering from the
+// The stateless mock: on http://127.0.0.1:4010 (--host/-h, --port/-p), the
+// front door (mock/front-door.ts) and behind it Prism answering from the
 // examples of the working openapi.yaml, or with --release of a published
 // release as it was frozen (releases/openapi-<release>.yaml), for a client of
-// an older deployment. Every other argument goes to `prism mock` as it is; a
-// --host/-h or --port/-p given here replaces the default.
+// an older deployment. Every other argument goes to `prism mock` as it is.
+// The front door reads JSON bodies as the server does and answers what
+// Prism would fail on (a 500, or exiting), so one bad request cannot take
+// a shared mock down.
 //
 // The stateful mock (mock/stateful.ts): the same address and paths, Prism
 // still validating every request, and the service's own code behind it, so
@@ -18,10 +21,12 @@ import { duration } from "../server/config/parsers.js";
 import { loadConfig } from "../server/config/load.js";
 import { CONTRACT } from "../server/contract.js";
 import { exampleFleet, sizedFleet } from "../mock/fleet.js";
-import { MAX_DELAY_MS } from "../mock/front-door.js";
+import { MAX_DELAY_MS, startFrontDoor } from "../mock/front-door.js";
 import { generateWebhookSecret, LOOPBACK_HOSTS, startStatefulMock } from "../mock/stateful.js";
 import { contractFile, frozenFile, frozenReleases, projectRoot } from "./lib/project.js";
 import { sinkSummaries } from "../server/events/sink.js";
+import { untilAnswering } from "../devkit/poll.js";
+import { freePort } from "../devkit/ports.js";
 
 const args = process.argv.slice(2);
 
@@ -40,16 +45,47 @@ function takeRelease(): string | undefined {
   return release;
 }
 
-function stateless(release: string | undefined): void {
+/** Takes the value of `--<long>`/`-<short>` (`--port 4011`, `--port=4011`, `-p 4011`) out of the arguments; undefined when absent. */
+function takeOption(long: string, short: string): string | undefined {
+  const at = args.findIndex((arg) => arg === `--${long}` || arg === `-${short}` || arg.startsWith(`--${long}=`));
+  if (at < 0) return undefined;
+  const [flag = ""] = args.splice(at, 1);
+  const value = flag.includes("=") ? flag.slice(flag.indexOf("=") + 1) : args.splice(at, 1)[0];
+  if (value === undefined) refuse(`--${long} needs a value`);
+  return value;
+}
+
+async function stateless(release: string | undefined): Promise<void> {
   const spec = release === undefined ? contractFile : frozenFile(release);
-  const given = (long: string, short: string): boolean => args.some((arg) => arg === long || arg === short || arg.startsWith(`${long}=`));
-  const defaults = [...(given("--host", "-h") ? [] : ["--host", "127.0.0.1"]), ...(given("--port", "-p") ? [] : ["--port", "4010"])];
-  const prismArgs = ["mock", path.relative(projectRoot, spec), ...defaults, ...args];
+  const host = takeOption("host", "h") ?? "127.0.0.1";
+  const portText = takeOption("port", "p") ?? "4010";
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || port > 65_535) refuse(`--port ${portText}: must be a port number from 0 to 65535`);
+  const loaded = loadConfig(process.env);
+  if (!loaded.ok) refuse(`the environment's AGENTD_* settings are not valid:\n${loaded.errors.join("\n")}`);
+
+  // Prism on a port of its own on loopback, behind the front door.
+  const prismPort = await freePort();
+  const prismArgs = ["mock", path.relative(projectRoot, spec), ...args, "--host", "127.0.0.1", "--port", String(prismPort)];
   console.error(`prism ${prismArgs.join(" ")}`);
   const prism = spawn(path.join(projectRoot, "node_modules", ".bin", "prism"), prismArgs, { cwd: projectRoot, stdio: "inherit" });
+  let prismGone = false;
+  prism.on("exit", (code, signal) => {
+    prismGone = true;
+    process.exit(code ?? (signal === null ? 1 : 128));
+  });
   // Stopping the mock stops Prism with it.
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => prism.kill(signal));
-  prism.on("exit", (code, signal) => process.exit(code ?? (signal === null ? 1 : 128)));
+  const prismUrl = `http://127.0.0.1:${prismPort}`;
+  try {
+    await untilAnswering(`${prismUrl}/`, { what: "Prism's mock", timeoutMs: 60_000, abortIf: () => (prismGone ? "exited before answering" : null) });
+    const front = await startFrontDoor({ host, port, prism: prismUrl, upstream: null, delayMs: 0, bodyLimitBytes: loaded.config.bodyLimitBytes });
+    console.error(`agentd stateless mock on ${front.url}: Prism's mock behind it, on ${prismUrl}`);
+  } catch (err) {
+    console.error(`npm run mock: the mock could not start: ${(err as Error).message}`);
+    prism.kill("SIGTERM");
+    process.exit(1);
+  }
 }
 
 async function stateful(release: string | undefined): Promise<void> {
@@ -147,4 +183,4 @@ async function stateful(release: string | undefined): Promise<void> {
 
 const release = takeRelease();
 if (args.includes("--stateful")) await stateful(release);
-else stateless(release);
+else await stateless(release);

@@ -36,9 +36,12 @@ describe("npm run mock -- --release", () => {
       expect(command, handle.output()).toBeDefined();
       const args = (command ?? "").split(" ");
       expect(args[2], release).toBe(`releases/openapi-${release}.yaml`);
+      // Prism on a loopback port of its own, behind the front door on the caller's.
       expect(args.filter((arg) => arg === "--port"), release).toHaveLength(1);
       expect(args.filter((arg) => arg === "--host"), release).toHaveLength(1);
-      expect(args[args.indexOf("--port") + 1]).toBe(String(handle.port));
+      expect(args[args.indexOf("--host") + 1]).toBe("127.0.0.1");
+      expect(args[args.indexOf("--port") + 1]).not.toBe(String(handle.port));
+      expect(handle.output()).toContain(`agentd stateless mock on http://127.0.0.1:${handle.port}:`);
     }
     expect(mock("15.19").output()).toMatch(/^prism mock .* --dynamic\b/m);
   });

@@ -175,17 +175,33 @@ describe("Prism mock of the contract", () => {
     });
   });
 
-  // A known deviation of the mock, documented in the README: Prism parses
-  // the body itself and answers malformed JSON with its own error shape.
-  // This test notices if a Prism upgrade changes that.
-  it("answers malformed JSON with 400 in Prism's own error shape, not the contract's", async () => {
-    const res = await call("/agents/by-number/1001/pause", {
-      method: "POST",
-      headers: { ...TOKEN, ...JSON_BODY },
-      body: "{not json",
-    });
-    expect(res.status).toBe(400);
-    expect(contract.schemaValidator("Error")(res.json())).toBe(false);
+  // The front door reads a JSON body with the server's own parser and limit.
+  it("answers malformed JSON, JSON that is not an object and a body over the limit as the server does", async () => {
+    for (const [body, message] of [["{not json", "is not valid JSON"], ["null", "must be object"], ["0", "must be object"]] as const) {
+      const res = await call("/agents/by-number/1001/pause", { method: "POST", headers: { ...TOKEN, ...JSON_BODY }, body });
+      expect(res.status, body).toBe(400);
+      expect(expectValid(contract.responseValidator("pauseAgentByNumber", 400), res.json())).toEqual({ error: "invalid request", details: [{ location: "body", path: "", message }] });
+    }
+    const padded = `{"reason": "x"${" ".repeat(64 * 1024)}}`;
+    const large = await call("/agents/by-number/1001/pause", { method: "POST", headers: { ...TOKEN, ...JSON_BODY }, body: padded });
+    expect(large.status).toBe(413);
+    expect(large.json()).toEqual({ error: "payload too large" });
+  });
+
+  // Each of these made Prism answer 500 or exit, and the mock with it.
+  it("answers what Prism fails on (bad percent-encoding, a Content-Type that does not parse, a body thousands deep) as the server would, and stays up", async () => {
+    for (const path of ["/agents/by-id/%", "/agents/by-id/%C0%80", "/agents?x=%"]) {
+      const res = await call(path, { headers: TOKEN });
+      expect(res.status, path).toBe(400);
+      expect(res.json()).toMatchObject({ error: "invalid request" });
+    }
+    const garbled = await call("/agents/by-number/1001/pause", { method: "POST", headers: { ...TOKEN, "Content-Type": ";;;/" }, body: "{}" });
+    expect(garbled.status).toBe(415);
+    expect(garbled.json()).toEqual({ error: "unsupported media type" });
+    const deep = await call("/agents/by-number/1001/pause", { method: "POST", headers: { ...TOKEN, ...JSON_BODY }, body: `${"[".repeat(5000)}${"]".repeat(5000)}` });
+    expect(deep.status).toBe(400);
+    expect(deep.json()).toMatchObject({ error: "invalid request" });
+    expect((await call("/agents", { headers: TOKEN })).status).toBe(200);
   });
 
   // The server answers the same (test/server-api.test.ts); fetch cannot send a GET with a body.
@@ -221,10 +237,10 @@ describe("Prism mock of the contract", () => {
     expect(other.json()).toEqual({ error: "database unavailable" });
   });
 
-  it("answers an unknown example name with Prism's 404 problem", async () => {
+  it("answers an unknown example name with 404 and the contract's body", async () => {
     const res = await call("/agents/by-number/1003", { headers: { ...TOKEN, Prefer: "example=nope" } });
     expect(res.status).toBe(404);
-    expect(res.type).toMatch(/^application\/problem\+json/);
+    expect(expectValid(contract.schemaValidator("Error"), res.json())).toEqual({ error: "not found" });
   });
 
   it("serves each error response of the contract with Prefer: code=…", async () => {
@@ -263,23 +279,16 @@ describe("Prism mock of the contract", () => {
     const pause = "/agents/by-number/1001/pause";
     const post = (body: string | undefined, type?: string) =>
       call(pause, { method: "POST", headers: { ...TOKEN, ...(type ? { "Content-Type": type } : {}) }, ...(body === undefined ? {} : { body }) });
-    // JSON null is no body; 0 and false are refused with the example 400.
-    expect((await post("null", "application/json")).status).toBe(204);
-    for (const body of ["0", "false"]) {
-      const res = await post(body, "application/json");
-      expect(res.status, body).toBe(400);
-      expect(res.json()).toMatchObject({ error: "invalid request" });
-    }
     // An empty body under another type, as fetch(url, { method: "POST", body: "" }) sends it (server: 415).
     expect((await post("", "text/plain;charset=UTF-8")).status).toBe(204);
     // A lone surrogate in the reason (server: 400).
     expect((await post('{"reason":"\\ud800"}', "application/json")).status).toBe(204);
-    // Unknown paths and wrong methods: Prism's problem+json, not the contract's Error.
-    for (const [path, method, status] of [["/1.0/agents", "GET", 404], [pause, "GET", 405]] as const) {
-      const res = await call(path, { method, headers: TOKEN });
+    // Unknown paths and wrong methods: the contract's body, but no Allow on the 405.
+    for (const [path, method, status, error] of [["/1.0/agents", "GET", 404, "not found"], [pause, "GET", 405, "method not allowed"]] as const) {
+      const res = await fetch(`${prism.url}${path}`, { method, headers: TOKEN });
       expect(res.status, `${method} ${path}`).toBe(status);
-      expect(res.type).toMatch(/^application\/problem\+json/);
-      expect(contract.schemaValidator("Error")(res.json())).toBe(false);
+      expect(await res.json()).toEqual({ error });
+      expect(res.headers.get("allow")).toBeNull();
     }
     // None of the server's response headers, and credentials allowed to any origin.
     const answer = await fetch(`${prism.url}/agents/by-id/1`, { headers: { ...TOKEN, Origin: "http://localhost:5173" } });

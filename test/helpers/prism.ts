@@ -1,6 +1,7 @@
-// Starts the real Prism CLI (node_modules/.bin/prism) against openapi.yaml on
-// 127.0.0.1 and an ephemeral port, for tests of the mock server and of a
-// server seen through Prism's validating proxy.
+// Starts, on 127.0.0.1 and an ephemeral port, the stateless mock as users
+// start it (`npm run mock`: the front door, and the real Prism CLI's mock
+// behind it), or Prism's validating proxy (node_modules/.bin/prism) in
+// front of a server.
 //
 //   const prism = await startPrism({ mode: "mock" });
 //   await fetch(`${prism.url}/agents`, { headers: { "X-Auth-Token": "t" } });
@@ -34,10 +35,10 @@ import { contractPath } from "./contract.js";
 
 export type PrismOptions =
   | {
+      /** The stateless mock as users start it, `npm run mock` (the front door, Prism's mock behind it). */
       mode: "mock";
-      spec?: string;
       dynamic?: boolean;
-      /** Start it as `npm run mock -- --release <release>` (a published release) instead of Prism directly. */
+      /** A published release: `npm run mock -- --release <release>`. */
       release?: string;
     }
   | {
@@ -89,14 +90,11 @@ export async function startPrism(options: PrismOptions, extraArgs: string[] = []
 class PortInUse extends Error {}
 
 async function startOn(port: number, options: PrismOptions, extraArgs: string[]): Promise<PrismHandle> {
-  const spec = options.spec ?? contractPath;
-  const release = options.mode === "mock" ? options.release : undefined;
-  const viaNpm = release !== undefined;
-  const args = viaNpm
-    ? ["run", "--silent", "mock", "--", "--release", release, ...(options.mode === "mock" && options.dynamic ? ["--dynamic"] : [])]
-    : options.mode === "mock"
-      ? ["mock", spec, ...(options.dynamic ? ["--dynamic"] : [])]
-      : ["proxy", spec, options.upstream, ...(options.errors ? ["--errors"] : [])];
+  const viaNpm = options.mode === "mock";
+  const args =
+    options.mode === "mock"
+      ? ["run", "--silent", "mock", "--", ...(options.release === undefined ? [] : ["--release", options.release]), ...(options.dynamic ? ["--dynamic"] : [])]
+      : ["proxy", options.spec ?? contractPath, options.upstream, ...(options.errors ? ["--errors"] : [])];
   args.push("--host", "127.0.0.1", "--port", String(port), ...extraArgs);
 
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" };
