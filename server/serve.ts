@@ -110,16 +110,16 @@ export async function startServer(config: Config, logger: Logger, pgliteThread?:
     // it ready, and beside the database's start, not after it.
     const [openedStores, warmedUp] = await Promise.allSettled([
       opening,
-      loadHttpStack().then(async ({ createApp, answerClientErrors, warmUp }) => {
+      loadHttpStack().then(async ({ createApp, answerClientErrors, handleExpectations, warmUp }) => {
         const app = createApp({ config, store: agentStoreWhenOpen(opening), verifier: tokenVerifier, logger, metrics: metrics ?? NO_METRICS });
         await warmUp(app, CONTRACT, BASE_PATH);
-        return { app, answerClientErrors };
+        return { app, answerClientErrors, handleExpectations };
       }),
     ]);
     if (openedStores.status === "fulfilled") stores = openedStores.value;
     else throw openedStores.reason;
     if (warmedUp.status === "rejected") throw warmedUp.reason;
-    const { app, answerClientErrors } = warmedUp.value;
+    const { app, answerClientErrors, handleExpectations } = warmedUp.value;
 
     relay = await startDelivery(config.events, stores.db, logger, metrics ? (backlog) => registerEventMetrics(metrics, backlog) : null);
     await ensureConfiguredAdminToken(config, stores);
@@ -161,6 +161,7 @@ export async function startServer(config: Config, logger: Logger, pgliteThread?:
     limitConnections(server, { idleTimeoutMs: config.idleTimeoutMs, cap: connectionLimit });
     server.on("tlsClientError", (err) => logger.debug({ err: err.message }, "TLS handshake failed"));
     answerClientErrors(server, responseHeaders(config));
+    handleExpectations(server, config.bodyLimitBytes);
 
     await new Promise<void>((resolve, reject) => {
       // Named with its variables: an unknown host or a port in use says which setting to change.
@@ -227,12 +228,13 @@ function checkBudget({ perSecond, burst }: { perSecond: number; burst: number })
 
 /** The modules that serve HTTP requests, loaded while the database opens. */
 async function loadHttpStack() {
-  const [{ createApp }, { answerClientErrors }, { warmUp }] = await Promise.all([
+  const [{ createApp }, { answerClientErrors }, { handleExpectations }, { warmUp }] = await Promise.all([
     import("./http/app.js"),
     import("./http/parser-errors.js"),
+    import("./http/declared-length.js"),
     import("./http/warm-up.js"),
   ]);
-  return { createApp, answerClientErrors, warmUp };
+  return { createApp, answerClientErrors, handleExpectations, warmUp };
 }
 
 /** Makes sure AGENTD_ADMIN_TOKEN exists when it is set, before the port opens, so it works from the first request. */

@@ -172,6 +172,16 @@ describe("createApp over a failing store, served over HTTPS", () => {
     expect(answer.json.error).toBe("invalid request");
   });
 
+  // Express and the validator match without regard to case by default; the contract's paths (and upstream) do not.
+  it("a path in another case than the contract's is not an operation: 404, never the store", async () => {
+    thrown = () => new Error("the store was called");
+    for (const [method, route] of [["GET", "/AGENTS"], ["GET", "/agents/By-Id/1"], ["GET", "/Agents/by-number/1001"], ["POST", "/agents/by-number/1001/PAUSE"]] as const) {
+      const answer = await call(method, route);
+      expect(answer.status, `${method} ${route}`).toBe(404);
+      expect(answer.json).toEqual({ error: "not found" });
+    }
+  });
+
   it("an agent_id that overflows to Infinity is a 400, not a lookup (patches/ajv+8.20.0.patch)", async () => {
     thrown = () => new Error("the store was called");
     for (const id of ["9".repeat(309), `1${"0".repeat(400)}`]) {

@@ -2,6 +2,7 @@
 // data directory, response validation on. Every answer is checked against
 // openapi.yaml. Each describe has its own server, loaded with its own agents
 // (SUITE_AGENTS), so no test depends on the demo seed or on another describe.
+import tls from "node:tls";
 import { describe, expect, it } from "vitest";
 import { BASE_PATH } from "../server/contract.js";
 import { SUITE_AGENTS, suiteAgents } from "./helpers/agents.js";
@@ -105,6 +106,86 @@ describe("the server's five operations", () => {
     const body = expectAnswer(await server.call("POST", `/agents/by-number/${away.number}/unpause`), "unpauseAgentByNumber", 409);
     expect(body.error).toBe("not logged in");
     expect((await server.call("GET", `/agents/by-id/${away.id}`)).json).toEqual(before);
+  });
+});
+
+// Found by an adversarial review: Node answered an unknown Expect with a bare
+// 417, sent 100 Continue to a body over the limit, and the body parser read
+// such a body whole (or waited for it until the request time-out) before its 413.
+describe("Expect and a declared Content-Length, over raw TLS", () => {
+  const server = useTestServer({ agents: suiteAgents() });
+
+  /** A TLS connection to the server; `until(pattern)` waits for what has arrived so far to match. */
+  async function open(): Promise<{ socket: tls.TLSSocket; received: () => string; until: (pattern: RegExp) => Promise<string> }> {
+    const url = new URL(server.url);
+    const socket = tls.connect({ host: url.hostname, port: Number(url.port), ca: server.ca });
+    await new Promise<void>((resolve, reject) => socket.once("secureConnect", resolve).once("error", reject));
+    let text = "";
+    const waiters = new Set<() => void>();
+    socket.on("data", (chunk: Buffer) => {
+      text += chunk.toString("latin1");
+      for (const wake of waiters) wake();
+    });
+    socket.on("error", () => undefined);
+    const until = (pattern: RegExp) =>
+      new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`waited in vain for ${String(pattern)}; received: ${JSON.stringify(text)}`)), 10_000);
+        const check = () => {
+          if (!pattern.test(text)) return;
+          clearTimeout(timer);
+          waiters.delete(check);
+          resolve(text);
+        };
+        waiters.add(check);
+        check();
+      });
+    return { socket, received: () => text, until };
+  }
+
+  const head = (path: string, extra: string[]) =>
+    [`POST ${BASE_PATH}${path} HTTP/1.1`, `Host: ${new URL(server.url).host}`, `X-Auth-Token: ${ADMIN_TOKEN}`, "Content-Type: application/json", ...extra, "", ""].join("\r\n");
+
+  it("a body declared over the limit gets 413 at once, unread, with no 100 Continue, and the connection closed", async () => {
+    for (const expect100 of [false, true]) {
+      const { socket, until } = await open();
+      try {
+        socket.write(head(`/agents/by-number/${pausable.number}/pause`, ["Content-Length: 100000000", ...(expect100 ? ["Expect: 100-continue"] : [])]));
+        const text = await until(/\r\n\r\n\{[^}]*\}/);
+        expect(text, `Expect: ${expect100}`).toMatch(/^HTTP\/1\.1 413 /);
+        expect(text).toMatch(/\r\nconnection: close\r\n/i);
+        expect(text).toContain('{"error":"payload too large"}');
+      } finally {
+        socket.destroy();
+      }
+    }
+    expect((await server.call("GET", `/agents/by-number/${pausable.number}`)).json).toMatchObject({ paused: false });
+  });
+
+  it("100-continue within the limit: a 100, then the answer once the body is sent", async () => {
+    const { socket, until } = await open();
+    try {
+      const body = '{"reason":"lunch"}';
+      socket.write(head(`/agents/by-number/${pausable.number}/pause`, [`Content-Length: ${body.length}`, "Expect: 100-continue"]));
+      expect(await until(/\r\n\r\n/)).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\n$/);
+      socket.write(body);
+      expect(await until(/HTTP\/1\.1 204 /)).toMatch(/\r\n\r\nHTTP\/1\.1 204 /);
+    } finally {
+      socket.destroy();
+    }
+    expect((await server.call("GET", `/agents/by-number/${pausable.number}`)).json).toMatchObject({ paused: true, paused_reason: "lunch" });
+    expect((await server.call("POST", `/agents/by-number/${pausable.number}/unpause`)).status).toBe(204);
+  });
+
+  it("any other expectation is ignored: the request is answered as without it, with the contract's headers", async () => {
+    const { socket, until } = await open();
+    try {
+      socket.write(head(`/agents/by-number/${pausable.number}/unpause`, ["Content-Length: 0", "Expect: 202-accept"]));
+      const text = await until(/\r\n\r\n/);
+      expect(text).toMatch(/^HTTP\/1\.1 204 /);
+      expect(text).toMatch(/\r\nx-request-id: /i);
+    } finally {
+      socket.destroy();
+    }
   });
 });
 

@@ -31,7 +31,7 @@ function refusal(outcome: Refusal): HttpProblem {
 
 /** The five operations of the contract. Requests reach them validated and authorised. */
 export function agentRoutes(store: AgentOperations): Router {
-  const router = Router();
+  const router = Router({ caseSensitive: true });
 
   router.get(route(operations.listAgents.path), async (_req, res) => {
     reply(res, "listAgents", 200, await store.list());

@@ -16,6 +16,7 @@ import { rateLimits } from "./rate-limit.js";
 import { requestHygiene } from "./request-hygiene.js";
 import { apiHeaders, responseHeaders } from "./response-headers.js";
 import { strictIntegerPathParams } from "./strict-integer-path-params.js";
+import { refuseDeclaredTooLarge } from "./declared-length.js";
 import { validatorOptions } from "./validator-options.js";
 import { passWarmUp, skipOnWarmUp, stopWarmUp } from "./warm-up.js";
 import { wellFormedBody } from "./well-formed-body.js";
@@ -46,6 +47,8 @@ export function createApp({ config, store, verifier, logger, metrics = NO_METRIC
   app.disable("x-powered-by");
   // API answers are small and always fresh; ETags would cost a hash per response.
   app.set("etag", false);
+  // Paths are matched as the contract writes them, as upstream does: `/1.0/AGENTS` is not an operation.
+  app.set("case sensitive routing", true);
   // reply() must leave bodies to res.json while the validator checks responses.
   app.locals.validateResponses = config.validateResponses;
 
@@ -70,6 +73,7 @@ export function createApp({ config, store, verifier, logger, metrics = NO_METRIC
   if (limits) app.use(skipOnWarmUp(limits.middleware));
 
   app.use(requestHygiene);
+  app.use(refuseDeclaredTooLarge(config.bodyLimitBytes));
   app.use(express.json({ limit: config.bodyLimitBytes, strict: true }));
   app.use(wellFormedBody);
 
