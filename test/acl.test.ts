@@ -1,6 +1,7 @@
 // ACL templates and matching as upstream (wazo-auth) does them.
 import { describe, expect, it } from "vitest";
-import { aclGranted, aclMatches, fillAcl } from "../server/auth/acl.js";
+import { runAdmin, type AdminDeps } from "../server/admin/run-admin.js";
+import { aclGranted, aclMatches, aclProblem, fillAcl } from "../server/auth/acl.js";
 
 describe("fillAcl", () => {
   it("fills path values into the contract's templates", () => {
@@ -73,5 +74,30 @@ describe("aclGranted", () => {
     expect(aclGranted(["agentd.agents.read", "agentd.agents.by-id.*.read"], "agentd.agents.by-id.7.read")).toBe(true);
     expect(aclGranted(["agentd.agents.read"], "agentd.agents.by-id.7.read")).toBe(false);
     expect(aclGranted([], "agentd.agents.read")).toBe(false);
+  });
+});
+
+describe("aclProblem: what a token may be granted", () => {
+  it("accepts ACLs of visible ASCII segments, wildcards included", () => {
+    for (const acl of ["agentd.#", "agentd.agents.read", "agentd.agents.by-number.*.pause.create", "agentd.agents.by-id.1_2.read", "#"]) {
+      expect(aclProblem(acl), acl).toBeNull();
+    }
+  });
+
+  it("refuses an empty segment, space, control characters and anything not ASCII", () => {
+    for (const acl of ["", "agentd..agents", ".agentd", "agentd.", "agentd agents", "agentd.#\nFORGED", "agentd.\u0000", "agentd.agénts"]) {
+      expect(aclProblem(acl), JSON.stringify(acl)).toMatch(/^ACL /);
+    }
+  });
+
+  it("is checked by the admin socket's token.create too, before anything is written", async () => {
+    const untouched = new Proxy({}, { get: () => () => Promise.reject(new Error("nothing may be written")) });
+    const deps = { tokens: untouched, store: untouched, db: untouched, configuredSinks: [], authUrl: null } as unknown as AdminDeps;
+    expect(await runAdmin({ op: "token.create", acls: ["agentd.#", "a..b"], ttlSeconds: null }, deps)).toEqual({
+      ok: false,
+      error: "invalid ACL",
+      problems: ['ACL "a..b": has an empty segment (two dots in a row, or a dot at either end)'],
+    });
+    expect(await runAdmin({ op: "token.create", acls: [], ttlSeconds: null }, deps)).toMatchObject({ ok: false, problems: ["at least one ACL is needed"] });
   });
 });

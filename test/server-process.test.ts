@@ -399,6 +399,17 @@ describe("the admin CLI without a running server", () => {
     expect(badTtl.stderr).toContain("duration");
     const unknown = await agentd(["frobnicate"], dataDir);
     expect(unknown.code).toBe(2);
+    // Past what a token's expiry can hold: a usage error, not "Invalid time value".
+    const hugeTtl = await agentd(["token", "create", "--acl", "agentd.#", "--ttl", "99999999999999999999"], dataDir);
+    expect([hugeTtl.code, hugeTtl.stderr]).toEqual([2, expect.stringContaining("from 1s to 100 years")]);
+    // ACLs that would never match, or forge rows in `token list`, are refused, and nothing is created.
+    const before = await agentd(["token", "list", "--json"], dataDir);
+    for (const acl of ["", "agentd..agents", ".agentd", "agentd.agents read", "agentd.#\nFORGED  never  agentd.#"]) {
+      const refused = await agentd(["token", "create", "--acl", acl], dataDir);
+      expect(refused.code, JSON.stringify(acl)).toBe(2);
+      expect(refused.stderr).toContain(`ACL ${JSON.stringify(acl)}`);
+    }
+    expect((await agentd(["token", "list", "--json"], dataDir)).stdout).toBe(before.stdout);
   });
 });
 

@@ -5,6 +5,7 @@ import type { TokenStore } from "../store/token-store.js";
 import { InvalidImportError, type AgentRecord, type AgentStore } from "../store/agent-store.js";
 import { importBatches } from "../store/agent-import-reader.js";
 import type { AdminRequest, AdminResponse } from "./protocol.js";
+import { aclProblem } from "../auth/acl.js";
 
 export interface AdminDeps {
   tokens: TokenStore;
@@ -25,6 +26,9 @@ export interface AdminDeps {
 export async function runAdmin(request: AdminRequest, deps: AdminDeps): Promise<AdminResponse> {
   switch (request.op) {
     case "token.create": {
+      const problems = request.acls.map(aclProblem).filter((problem) => problem !== null);
+      if (request.acls.length === 0) problems.push("at least one ACL is needed");
+      if (problems.length > 0) return { ok: false, error: "invalid ACL", problems };
       const created = await deps.tokens.create(request.acls, request.ttlSeconds);
       return { ok: true, token: created.token, id: created.id, authUrl: deps.authUrl };
     }

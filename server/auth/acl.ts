@@ -43,3 +43,15 @@ function matchSegments(pattern: string[], p: number, target: string[], t: number
   }
   return t === target.length;
 }
+
+/**
+ * Why `acl` cannot be granted, or null when it can: one or more segments
+ * of visible ASCII, none empty. Anything else would never match a
+ * required ACL, and a line break would forge rows in `agentd token list`.
+ */
+export function aclProblem(acl: string): string | null {
+  if (!/^[\x21-\x7e]+$/.test(acl)) return `ACL ${JSON.stringify(acl)}: must be visible ASCII characters (no space, no control character)`;
+  if (acl.split(".").some((segment) => segment === "")) return `ACL ${JSON.stringify(acl)}: has an empty segment (two dots in a row, or a dot at either end)`;
+  return null;
+}
+

@@ -4,6 +4,7 @@ import path from "node:path";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import ms from "ms";
 import { dispatchAdmin } from "../admin/dispatch.js";
+import { aclProblem } from "../auth/acl.js";
 import { DataDirBusyError } from "../admin/lock.js";
 import type { AdminRequest, AdminResponse, ListedToken } from "../admin/protocol.js";
 import type { Config } from "../config/config.js";
@@ -187,10 +188,13 @@ function tokenTable(tokens: ListedToken[], now: Date): string {
   return rows.map((row) => row.map((cell, column) => (column < 3 ? cell.padEnd(widths[column]!) : cell)).join("  ")).join("\n") + "\n";
 }
 
+// Longer is "never" (the default) in all but name, and far longer is past the dates a token's expiry can hold.
+const MAX_TTL_MS = 100 * 365.25 * 24 * 3600 * 1000;
+
 function parseTtl(value: string): number {
   const millis = /^\d+$/.test(value) ? Number(value) * 1000 : ms(value as ms.StringValue);
-  if (typeof millis !== "number" || !Number.isFinite(millis) || millis < 1000) {
-    throw new InvalidArgumentError("expected a duration of at least 1s, e.g. 30m, 12h, 7d or a number of seconds");
+  if (typeof millis !== "number" || !Number.isFinite(millis) || millis < 1000 || millis > MAX_TTL_MS) {
+    throw new InvalidArgumentError("expected a duration from 1s to 100 years, e.g. 30m, 12h, 7d or a number of seconds");
   }
   return Math.round(millis / 1000);
 }
@@ -232,7 +236,9 @@ function program(): Command {
     .description("create a token: prints it on standard output (shown only this once) and its id on standard error")
     .requiredOption("--acl <acl...>", "ACLs the token grants, e.g. agentd.agents.read or agentd.#")
     .option("--ttl <duration>", "expire after this long (e.g. 30m, 12h, 7d); default: never", parseTtl)
-    .action(async (options: { acl: string[]; ttl?: number }) => {
+    .action(async (options: { acl: string[]; ttl?: number }, command: Command) => {
+      const problem = options.acl.map(aclProblem).find((found) => found !== null);
+      if (problem !== undefined && problem !== null) command.error(`error: option '--acl <acl...>': ${problem}`, { exitCode: USAGE });
       const answer = check(await admin({ op: "token.create", acls: options.acl, ttlSeconds: options.ttl ?? null }));
       await printResult(`${answer.token}\n`);
       stdio.stderr.write(`token id: ${answer.id} (to revoke it: agentd token revoke --id ${answer.id})\n`);
