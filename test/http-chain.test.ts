@@ -172,6 +172,15 @@ describe("createApp over a failing store, served over HTTPS", () => {
     expect(answer.json.error).toBe("invalid request");
   });
 
+  it("logs a request's path but never its query string, where a client may have put a token", async () => {
+    lines.length = 0;
+    const answer = await call("GET", "/agents?token=LEAKME123");
+    expect(answer.status).toBe(400);
+    const logged = lines.find((line) => line.msg === "request completed" && line.reqId === answer.headers["x-request-id"]);
+    expect(logged, JSON.stringify(lines)).toMatchObject({ url: "/1.0/agents?…", statusCode: 400 });
+    expect(JSON.stringify(lines)).not.toContain("LEAKME123");
+  });
+
   // Express and the validator match without regard to case by default; the contract's paths (and upstream) do not.
   it("a path in another case than the contract's is not an operation: 404, never the store", async () => {
     thrown = () => new Error("the store was called");

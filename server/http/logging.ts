@@ -14,7 +14,9 @@ export function requestId(res: Response): string | undefined {
  * One JSON log line per request, when it ends, with a request id that is
  * also sent back as X-Request-Id (a sane incoming one is kept, so a trace
  * can cross services). Only the method, path, status and duration are
- * logged: headers and bodies carry tokens and never reach the log.
+ * logged: headers and bodies carry tokens and never reach the log, and
+ * neither does a query string (no operation takes one, so it says nothing
+ * useful, and a client may have put a token there): it is logged as `?…`.
  *
  * A plain `close` hook on the one process logger: pino-http's per-request
  * child logger was a large share of the server's time under load.
@@ -30,7 +32,7 @@ export function requestLogger(logger: Logger): RequestHandler {
       const line = {
         reqId: id,
         method: req.method,
-        url: req.originalUrl,
+        url: withoutQuery(req.originalUrl),
         statusCode: res.statusCode,
         responseTime: Math.round((performance.now() - started) * 10) / 10,
       };
@@ -40,4 +42,9 @@ export function requestLogger(logger: Logger): RequestHandler {
     });
     next();
   };
+}
+
+function withoutQuery(url: string): string {
+  const at = url.indexOf("?");
+  return at < 0 ? url : `${url.slice(0, at)}?…`;
 }
