@@ -4,6 +4,7 @@ import type { Config } from "./config/config.js";
 import type { Database } from "./db/sql.js";
 import type { PgliteThread } from "./db/threaded-pglite.js";
 import { migrate } from "./db/migrations.js";
+import { PathFailure } from "./failure.js";
 import { instrumentedDatabase } from "./db/instrumented.js";
 import { NO_METRICS, type Metrics } from "./ops/metrics.js";
 import type { AgentStore } from "./store/agent-store.js";
@@ -41,12 +42,17 @@ export async function openStores(config: Config, logger: Logger, options: Stores
   const { metrics = NO_METRICS, events = NO_EVENTS } = options;
   // Only the configured driver is loaded: each takes time to load, which
   // every admin command would otherwise pay for the other one.
-  const opened = config.databaseUrl
-    ? await (await import("./db/postgres.js")).openPostgres(config.databaseUrl, { timeoutMs: config.dbTimeoutMs })
+  const postgres = config.databaseUrl;
+  const opened = postgres
+    ? await (await import("./db/postgres.js")).openPostgres(postgres, { timeoutMs: config.dbTimeoutMs }).catch((err: unknown) => {
+        throw onPostgres("connect to", postgres, err);
+      })
     : await (options.pgliteThread ?? (await import("./db/threaded-pglite.js")).startPgliteThread()).open(config.dataDir);
   const db = metrics === NO_METRICS ? opened : instrumentedDatabase(opened, metrics);
   try {
-    const applied = await migrate(db);
+    const applied = await migrate(db).catch((err: unknown) => {
+      throw postgres ? onPostgres("migrate", postgres, err) : err;
+    });
     const originUuid = await readOriginUuid(db, config.originUuid);
     const store = new SqlAgentStore(db, originUuid, events, { vacuumAfterImport: db.kind === "pglite" });
     // Version 1 was applied just now: the database did not exist before.
@@ -66,4 +72,16 @@ export async function openStores(config: Config, logger: Logger, options: Stores
     await db.close().catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * A failure on PostgreSQL at start, saying which step and which variable:
+ * `cannot migrate the database postgres://agentd@db/agentd
+ * (AGENTD_DATABASE_URL): permission denied for schema public`. The URL
+ * (always one: the configuration checked it) is shown without its password.
+ */
+function onPostgres(step: string, url: string, err: unknown): PathFailure {
+  const shown = new URL(url);
+  if (shown.password !== "") shown.password = "***";
+  return new PathFailure(step, `the database ${shown.href} (AGENTD_DATABASE_URL)`, err);
 }

@@ -493,9 +493,34 @@ describe("start-up failures name the path and the system's reason, and exit 1", 
       { AGENTD_DATABASE_URL: `postgres://agentd@127.0.0.1:${closed}/agentd`, AGENTD_AUTH_URL: "https://auth.invalid:9497", AGENTD_PORT: "0", AGENTD_OPS_PORT: "0" },
       { cwd: tmp, timeoutMs: 30_000 },
     );
-    expect(result.stderr.split("\n")).toContain(`agentd: database unavailable: connect ECONNREFUSED 127.0.0.1:${closed}`);
+    expect(result.stderr.split("\n")).toContain(
+      `agentd: cannot connect to the database postgres://agentd@127.0.0.1:${closed}/agentd (AGENTD_DATABASE_URL): database unavailable: connect ECONNREFUSED 127.0.0.1:${closed}`,
+    );
     expect(result.stderr).not.toMatch(/^\s+at /m);
     expect(result.code).toBe(1);
+  });
+
+  // Found by an operator: "permission denied for schema public" named neither the step nor the variable.
+  it.runIf(postgresTestUrl() !== undefined)("a PostgreSQL role that may not create the schema: the step and the variable named, the password not", async () => {
+    const database = await freshPostgres();
+    const db = await database.open();
+    const role = `agentd_dml_${Date.now()}`;
+    try {
+      await db.query(`CREATE ROLE ${role} LOGIN PASSWORD 'hunter2'`);
+      await db.query("REVOKE CREATE ON SCHEMA public FROM PUBLIC");
+      const url = new URL(database.location);
+      url.username = role;
+      url.password = "hunter2";
+      const result = await runAgentd(["serve"], { AGENTD_DATABASE_URL: url.href, AGENTD_PORT: "0", AGENTD_OPS_PORT: "0" }, { cwd: tmp, timeoutMs: 30_000 });
+      url.password = "***";
+      expect(result.stderr.split("\n")).toContain(`agentd: cannot migrate the database ${url.href} (AGENTD_DATABASE_URL): permission denied for schema public`);
+      expect(result.stderr).not.toContain("hunter2");
+      expect(result.code).toBe(1);
+    } finally {
+      await db.query(`DROP ROLE IF EXISTS ${role}`);
+      await db.close();
+      await database.cleanup();
+    }
   });
 
   it("unusable files in the embedded database, which PGlite reports as a bare errno object", async () => {
