@@ -17,7 +17,8 @@ const MAX_RSS_GROWTH = 64 * 1024 * 1024;
  * socket takes at once can be cut when the process exits on a stuck reader,
  * which the last check would then read as a torn line.)
  */
-const MEDIUM = `/agents/by-id/1?padding=${"x".repeat(2000)}`;
+// The path, not a query: the log leaves the query out.
+const MEDIUM = `/agents/by-id/${"x".repeat(2000)}`;
 
 /** Resident memory of a process, in bytes (VmRSS of /proc/<pid>/status). */
 function rss(pid: number): number {

@@ -13,11 +13,12 @@ import { lines, linesWhen, requestLines, resumed, stalled, stop, TOKEN, useLogOu
 import { runAgentd, type AgentdProcess } from "./helpers/process.js";
 
 /**
- * A path whose log line is about 8 KB (the line has the URL; the answer is a
- * 400 for the unknown query parameter): a hundred of them fill the socket
- * pair (about 200 KB) and a 64 KB log buffer many times over, in little time.
+ * A path whose log line is about 8 KB (the line has the path, never the
+ * query; the answer is a 400, the id not being an integer): a hundred of
+ * them fill the socket pair (about 200 KB) and a 64 KB log buffer many
+ * times over, in little time.
  */
-const LONG = `/agents/by-id/1?padding=${"x".repeat(8000)}`;
+const LONG = `/agents/by-id/${"x".repeat(8000)}`;
 /** Sends `count` requests with an 8 KB log line each, one at a time. */
 async function fill(server: AgentdProcess, count: number): Promise<void> {
   for (let i = 0; i < count; i++) expect((await server.call("GET", LONG, { token: TOKEN })).status).toBe(400);
