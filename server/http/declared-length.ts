@@ -10,16 +10,19 @@ function declaredTooLarge(req: IncomingMessage, limitBytes: number): boolean {
 }
 
 /**
- * A body whose Content-Length is over the limit is refused at once, with
- * 413, and the connection closed. The body parser refuses it too, but only
- * after reading all of it, to keep the connection usable: tens of megabytes
- * read for nothing, or a wait until the request time-out when the client
- * never sends them.
+ * A body whose Content-Length is over the limit is answered 413 at once.
+ * The body parser refuses it too, but only after reading all of it: tens
+ * of megabytes read before the answer, or no answer until the request
+ * time-out when the client never sends them. The body is still read off
+ * behind the answer (Node discards what a finished response left unread):
+ * a client that sends it without waiting would otherwise meet a closed
+ * connection while writing, and never read the 413. Only a client that
+ * waits for 100 Continue, and so sends nothing, has its connection closed.
  */
 export function refuseDeclaredTooLarge(limitBytes: number): RequestHandler {
   return (req, res, next) => {
     if (!declaredTooLarge(req, limitBytes)) return next();
-    res.setHeader("Connection", "close");
+    if (req.headers.expect?.toLowerCase() === "100-continue") res.setHeader("Connection", "close");
     next(new HttpProblem(413, ERROR_IDS[413]!));
   };
 }
