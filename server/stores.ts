@@ -78,10 +78,14 @@ export async function openStores(config: Config, logger: Logger, options: Stores
  * A failure on PostgreSQL at start, saying which step and which variable:
  * `cannot migrate the database postgres://agentd@db/agentd
  * (AGENTD_DATABASE_URL): permission denied for schema public`. The URL
- * (always one: the configuration checked it) is shown without its password.
+ * (always one: the configuration checked it) is shown without its
+ * password, and without its query, which may hold one too (`?password=`,
+ * `sslpassword`).
  */
 function onPostgres(step: string, url: string, err: unknown): PathFailure {
   const shown = new URL(url);
   if (shown.password !== "") shown.password = "***";
-  return new PathFailure(step, `the database ${shown.href} (AGENTD_DATABASE_URL)`, err);
+  const query = shown.search === "" ? "" : "?…";
+  shown.search = "";
+  return new PathFailure(step, `the database ${shown.href}${query} (AGENTD_DATABASE_URL)`, err);
 }
