@@ -78,9 +78,19 @@ export function contractAnswer(problem: Problem, status: number): { status: numb
   return known === undefined ? { status: 500, body: { error: ERROR_IDS[500]! } } : { status, body: { error: known } };
 }
 
-const CORS = { "access-control-allow-origin": "*", "access-control-expose-headers": "sl-violations" };
+/**
+ * CORS as Prism answers it, for the answers that do not come from Prism:
+ * any origin, named back with credentials allowed, so a browser page
+ * reads these as it reads Prism's.
+ */
+function cors(req: http.IncomingMessage): http.OutgoingHttpHeaders {
+  const origin = req.headers.origin;
+  const exposed = { "access-control-expose-headers": "sl-violations" };
+  if (origin === undefined) return { "access-control-allow-origin": "*", ...exposed };
+  return { "access-control-allow-origin": origin, "access-control-allow-credentials": "true", vary: "Origin", ...exposed };
+}
 
-function answer(res: http.ServerResponse, status: number, body: ErrorBody, headers: http.OutgoingHttpHeaders = CORS): void {
+function answer(res: http.ServerResponse, status: number, body: ErrorBody, headers: http.OutgoingHttpHeaders): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(text) });
   res.end(text);
@@ -98,7 +108,7 @@ function parseJsonThenForward(parser: JsonParser, req: http.IncomingMessage, res
   parser.parse(req as never, res as never, (err?: unknown) => {
     if (err !== undefined) {
       const problem = toProblem(err);
-      answer(res, problem.status, problem.body());
+      answer(res, problem.status, problem.body(), cors(req));
       return;
     }
     const body = parser.bodies.get(req);
@@ -142,12 +152,22 @@ function notForPrism(req: http.IncomingMessage): NotForPrism | null {
     return "malformed URL";
   }
   const type = req.headers["content-type"];
-  if (type === undefined) return null;
+  if (type === undefined || parses(type)) return null;
+  // Parameters that do not parse (`application/json; charset`), which the
+  // server ignores: Prism gets the media type alone.
+  const mediaType = type.split(";", 1)[0]!.trim();
+  if (!parses(mediaType)) return "malformed Content-Type";
+  req.headers["content-type"] = mediaType;
+  return null;
+}
+
+/** Whether a Content-Type parses as Prism parses it (content-type, which throws on what it cannot read). */
+function parses(type: string): boolean {
   try {
     contentType.parse(type);
-    return null;
+    return true;
   } catch {
-    return "malformed Content-Type";
+    return false;
   }
 }
 
@@ -169,12 +189,13 @@ function serverAnswer(what: NotForPrism): HttpProblem | null {
 function bypassPrism(what: NotForPrism, req: http.IncomingMessage, res: http.ServerResponse, to: Targets, body?: Buffer): boolean {
   // Without Prefer: a forced answer is Prism's, and these are refused anyway.
   if (to.service !== null) {
-    forward(req, res, to.service, undefined, body);
+    // The service answers no CORS (it is not the browser's origin's server): the front door adds Prism's.
+    forward(req, res, to.service, undefined, body, cors(req));
     return true;
   }
   const problem = serverAnswer(what);
   if (problem === null) return false;
-  answer(res, problem.status, problem.body());
+  answer(res, problem.status, problem.body(), cors(req));
   req.resume();
   return true;
 }
@@ -197,8 +218,10 @@ function jsonParser(limitBytes: number): JsonParser {
   return { parse, bodies };
 }
 
-function forward(req: http.IncomingMessage, res: http.ServerResponse, target: URL, prefer: string | undefined, body?: Buffer): void {
+function forward(req: http.IncomingMessage, res: http.ServerResponse, target: URL, prefer: string | undefined, body?: Buffer, added: http.OutgoingHttpHeaders = {}): void {
   const headers = { ...req.headers };
+  // Met here (100-continue by Node, any other ignored): Prism, a Node server too, would answer 417.
+  delete headers.expect;
   delete headers.prefer;
   if (prefer !== undefined) headers.prefer = prefer;
   if (body !== undefined) {
@@ -211,7 +234,8 @@ function forward(req: http.IncomingMessage, res: http.ServerResponse, target: UR
   const upstream = http.request({ host: target.hostname, port: target.port, method: req.method, path, headers }, (reply) => {
     const type = reply.headers["content-type"] ?? "";
     if (!type.startsWith("application/problem+json")) {
-      res.writeHead(reply.statusCode ?? 502, reply.rawHeaders);
+      if (Object.keys(added).length === 0) res.writeHead(reply.statusCode ?? 502, reply.rawHeaders);
+      else res.writeHead(reply.statusCode ?? 502, { ...reply.headers, ...added });
       reply.pipe(res);
       return;
     }
@@ -226,11 +250,11 @@ function forward(req: http.IncomingMessage, res: http.ServerResponse, target: UR
       }
       const { status, body } = contractAnswer(problem, reply.statusCode ?? 500);
       const kept = Object.fromEntries(Object.entries(reply.headers).filter(([name]) => name.startsWith("access-control-") || name === "sl-violations"));
-      answer(res, status, body, kept);
+      answer(res, status, body, { ...kept, ...added });
     });
   });
   upstream.on("error", () => {
-    if (!res.headersSent) answer(res, 500, { error: ERROR_IDS[500]! });
+    if (!res.headersSent) answer(res, 500, { error: ERROR_IDS[500]! }, cors(req));
     else res.destroy();
   });
   res.on("close", () => upstream.destroy());
@@ -244,16 +268,18 @@ export async function startFrontDoor(options: FrontDoorOptions): Promise<FrontDo
   const server = http.createServer((req, res) => {
     const { rest, delayMs } = takeDelay(req.headers.prefer as string | undefined);
     if (delayMs !== null && Number.isNaN(delayMs)) {
-      answer(res, 400, {
-        error: ERROR_IDS[400]!,
-        details: [{ location: "header", path: "Prefer", message: `delay must be a whole number of milliseconds from 0 to ${MAX_DELAY_MS}` }],
-      });
+      answer(
+        res,
+        400,
+        { error: ERROR_IDS[400]!, details: [{ location: "header", path: "Prefer", message: `delay must be a whole number of milliseconds from 0 to ${MAX_DELAY_MS}` }] },
+        cors(req),
+      );
       req.resume();
       return;
     }
     const refused = bodyOnGet(req);
     if (refused !== null) {
-      answer(res, refused.status, refused.body());
+      answer(res, refused.status, refused.body(), cors(req));
       req.resume();
       return;
     }
@@ -266,6 +292,8 @@ export async function startFrontDoor(options: FrontDoorOptions): Promise<FrontDo
     const timer = setTimeout(() => parseJsonThenForward(parser, req, res, to, rest), wait);
     res.on("close", () => clearTimeout(timer));
   });
+  // As the server: an expectation other than 100-continue is ignored, not answered 417.
+  server.on("checkExpectation", (req: http.IncomingMessage, res: http.ServerResponse) => server.emit("request", req, res));
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host, resolve);

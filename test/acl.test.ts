@@ -99,5 +99,11 @@ describe("aclProblem: what a token may be granted", () => {
       problems: ['ACL "a..b": has an empty segment (two dots in a row, or a dot at either end)'],
     });
     expect(await runAdmin({ op: "token.create", acls: [], ttlSeconds: null }, deps)).toMatchObject({ ok: false, problems: ["at least one ACL is needed"] });
+    for (const ttlSeconds of [0, 1.5, 1e20]) {
+      expect(await runAdmin({ op: "token.create", acls: ["agentd.#"], ttlSeconds }, deps), String(ttlSeconds)).toMatchObject({
+        ok: false,
+        problems: ["ttlSeconds: must be a whole number of seconds from 1 to 100 years"],
+      });
+    }
   });
 });

@@ -197,9 +197,21 @@ describe("npm run mock -- --stateful, on the contract's example agents, with a w
     }
     const pauseAs = (type: string) => call(mock.url, "POST", "/agents/by-number/1001/pause", { headers: { ...TOKEN, "Content-Type": type }, body: '{"reason":"x"}' });
     expectError(await pauseAs(";;;/"), 415, "unsupported media type");
-    // The server reads this one as JSON (a parameter without a value is ignored): so does the mock now.
+    // The server reads this one as JSON (a parameter without a value is ignored): so does the mock, through Prism.
     expect((await pauseAs("application/json; charset")).status).toBe(204);
     expect((await call(mock.url, "POST", "/agents/by-number/1001/unpause")).status).toBe(204);
+    // Through Prism, a forced answer stays forced: nothing changes.
+    const forced = await call(mock.url, "POST", "/agents/by-number/1001/pause", { headers: { ...TOKEN, "Content-Type": "application/json; charset", Prefer: "code=409" }, body: '{"reason":"x"}' });
+    expectError(forced, 409, "not logged in");
+    expect((await get("/agents/by-number/1001")).json.paused).toBe(false);
+    // What skips Prism carries Prism's CORS all the same, or a browser page could not read it.
+    const fromPage = await call(mock.url, "POST", "/agents/by-number/1001/pause", {
+      headers: { ...JSON_BODY, Origin: "http://localhost:5173" },
+      body: `${"[".repeat(5000)}${"]".repeat(5000)}`,
+    });
+    expectError(fromPage, 400, "invalid request");
+    expect(fromPage.headers.get("access-control-allow-origin")).toBe("http://localhost:5173");
+    expect(fromPage.headers.get("access-control-allow-credentials")).toBe("true");
     for (const body of [`${"[".repeat(5000)}${"]".repeat(5000)}`, `${'{"a":'.repeat(2000)}1${"}".repeat(2000)}`]) {
       const answer = await call(mock.url, "POST", "/agents/by-number/1001/pause", { headers: JSON_BODY, body });
       expectError(answer, 400, "invalid request");

@@ -1,5 +1,6 @@
 // The mock server a front end develops against: the real Prism CLI serving
 // openapi.yaml, called over HTTP exactly as `npm run mock` would be.
+import http from "node:http";
 import { request } from "undici";
 import { BASE_PATH } from "../server/contract.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -195,9 +196,25 @@ describe("Prism mock of the contract", () => {
       expect(res.status, path).toBe(400);
       expect(res.json()).toMatchObject({ error: "invalid request" });
     }
-    const garbled = await call("/agents/by-number/1001/pause", { method: "POST", headers: { ...TOKEN, "Content-Type": ";;;/" }, body: "{}" });
+    const garbled = await call("/agents/by-number/1001/pause", { method: "POST", headers: { ...TOKEN, "Content-Type": ";;;/", Origin: "http://localhost:5173" }, body: "{}" });
     expect(garbled.status).toBe(415);
     expect(garbled.json()).toEqual({ error: "unsupported media type" });
+    // Prism's CORS on the front door's own answers too, for a browser page.
+    const cors = await fetch(`${prism.url}/agents/by-id/%`, { headers: { ...TOKEN, Origin: "http://localhost:5173" } });
+    expect([cors.status, cors.headers.get("access-control-allow-origin"), cors.headers.get("access-control-allow-credentials")]).toEqual([400, "http://localhost:5173", "true"]);
+    // An expectation other than 100-continue is ignored, as the server ignores it (Node alone answers 417).
+    const expecting = await new Promise<number>((resolve, reject) => {
+      const sent = http.request(`${prism.url}/agents`, { headers: { ...TOKEN, Expect: "202-accept" } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      sent.on("error", reject);
+      sent.end();
+    });
+    expect(expecting).toBe(200);
+    // Parameters that do not parse are left out for Prism, as the server ignores them.
+    const loose = await call("/agents/by-number/1001/pause", { method: "POST", headers: { ...TOKEN, "Content-Type": "application/json; charset" }, body: '{"reason":"x"}' });
+    expect(loose.status).toBe(204);
     const deep = await call("/agents/by-number/1001/pause", { method: "POST", headers: { ...TOKEN, ...JSON_BODY }, body: `${"[".repeat(5000)}${"]".repeat(5000)}` });
     expect(deep.status).toBe(400);
     expect(deep.json()).toMatchObject({ error: "invalid request" });

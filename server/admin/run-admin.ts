@@ -7,6 +7,9 @@ import { importBatches } from "../store/agent-import-reader.js";
 import type { AdminRequest, AdminResponse } from "./protocol.js";
 import { aclProblem } from "../auth/acl.js";
 
+/** The longest TTL a token may be given: longer is "never" in all but name. */
+export const MAX_TTL_SECONDS = 100 * 365.25 * 24 * 3600;
+
 export interface AdminDeps {
   tokens: TokenStore;
   store: AgentStore;
@@ -28,6 +31,9 @@ export async function runAdmin(request: AdminRequest, deps: AdminDeps): Promise<
     case "token.create": {
       const problems = request.acls.map(aclProblem).filter((problem) => problem !== null);
       if (request.acls.length === 0) problems.push("at least one ACL is needed");
+      if (request.ttlSeconds !== null && !(Number.isSafeInteger(request.ttlSeconds) && request.ttlSeconds >= 1 && request.ttlSeconds <= MAX_TTL_SECONDS)) {
+        problems.push("ttlSeconds: must be a whole number of seconds from 1 to 100 years");
+      }
       if (problems.length > 0) return { ok: false, error: "invalid ACL", problems };
       const created = await deps.tokens.create(request.acls, request.ttlSeconds);
       return { ok: true, token: created.token, id: created.id, authUrl: deps.authUrl };

@@ -4,6 +4,7 @@ import path from "node:path";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import ms from "ms";
 import { dispatchAdmin } from "../admin/dispatch.js";
+import { MAX_TTL_SECONDS } from "../admin/run-admin.js";
 import { aclProblem } from "../auth/acl.js";
 import { DataDirBusyError } from "../admin/lock.js";
 import type { AdminRequest, AdminResponse, ListedToken } from "../admin/protocol.js";
@@ -188,12 +189,9 @@ function tokenTable(tokens: ListedToken[], now: Date): string {
   return rows.map((row) => row.map((cell, column) => (column < 3 ? cell.padEnd(widths[column]!) : cell)).join("  ")).join("\n") + "\n";
 }
 
-// Longer is "never" (the default) in all but name, and far longer is past the dates a token's expiry can hold.
-const MAX_TTL_MS = 100 * 365.25 * 24 * 3600 * 1000;
-
 function parseTtl(value: string): number {
   const millis = /^\d+$/.test(value) ? Number(value) * 1000 : ms(value as ms.StringValue);
-  if (typeof millis !== "number" || !Number.isFinite(millis) || millis < 1000 || millis > MAX_TTL_MS) {
+  if (typeof millis !== "number" || !Number.isFinite(millis) || millis < 1000 || millis > MAX_TTL_SECONDS * 1000) {
     throw new InvalidArgumentError("expected a duration from 1s to 100 years, e.g. 30m, 12h, 7d or a number of seconds");
   }
   return Math.round(millis / 1000);
