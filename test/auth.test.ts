@@ -273,6 +273,9 @@ describe("ExternalVerifier (wazo-auth compatible service)", () => {
   });
 });
 
+/** An embedded token's verdict: allowed, with the token's id. */
+const ALLOWED = { ok: true, tokenId: expect.stringMatching(/^[0-9a-f]{12}$/) };
+
 describe("EmbeddedVerifier on the SQL token store (PGlite)", () => {
   let dir: string;
   let db: Database;
@@ -299,9 +302,10 @@ describe("EmbeddedVerifier on the SQL token store (PGlite)", () => {
   });
 
   it("a known token is allowed for its ACL and refused others", async () => {
-    const token = (await tokens.create([READ_ALL, "agentd.agents.by-id.7.read"], null)).token;
-    expect(await verifier.verify(token, READ_ALL)).toEqual({ ok: true });
-    expect(await verifier.verify(token, "agentd.agents.by-id.7.read")).toEqual({ ok: true });
+    const { token, id } = await tokens.create([READ_ALL, "agentd.agents.by-id.7.read"], null);
+    // Its id goes with the verdict, for the access log.
+    expect(await verifier.verify(token, READ_ALL)).toEqual({ ok: true, tokenId: id });
+    expect(await verifier.verify(token, "agentd.agents.by-id.7.read")).toEqual(ALLOWED);
     expect(await verifier.verify(token, "agentd.agents.by-id.8.read")).toEqual(FORBIDDEN);
     expect(await verifier.verify(token, PAUSE_1001)).toEqual(FORBIDDEN);
   });
@@ -313,23 +317,23 @@ describe("EmbeddedVerifier on the SQL token store (PGlite)", () => {
 
   it("* grants one segment, # any number", async () => {
     const star = (await tokens.create(["agentd.agents.by-number.*.pause.create"], null)).token;
-    expect(await verifier.verify(star, PAUSE_1001)).toEqual({ ok: true });
-    expect(await verifier.verify(star, "agentd.agents.by-number.1002.pause.create")).toEqual({ ok: true });
+    expect(await verifier.verify(star, PAUSE_1001)).toEqual(ALLOWED);
+    expect(await verifier.verify(star, "agentd.agents.by-number.1002.pause.create")).toEqual(ALLOWED);
     expect(await verifier.verify(star, "agentd.agents.by-number.1001.read")).toEqual(FORBIDDEN);
     expect(await verifier.verify(star, READ_ALL)).toEqual(FORBIDDEN);
 
     const admin = (await tokens.create(["agentd.#"], null)).token;
     for (const acl of [READ_ALL, PAUSE_1001, "agentd.agents.by-id.1.read"]) {
-      expect(await verifier.verify(admin, acl)).toEqual({ ok: true });
+      expect(await verifier.verify(admin, acl)).toEqual(ALLOWED);
     }
     expect(await verifier.verify(admin, "other.agents.read")).toEqual(FORBIDDEN);
   });
 
   it("a token is invalid from the moment it expires", async () => {
     const token = (await tokens.create(["agentd.#"], 60)).token;
-    expect(await verifier.verify(token, READ_ALL)).toEqual({ ok: true });
+    expect(await verifier.verify(token, READ_ALL)).toEqual(ALLOWED);
     clock += 59_999;
-    expect(await verifier.verify(token, READ_ALL)).toEqual({ ok: true });
+    expect(await verifier.verify(token, READ_ALL)).toEqual(ALLOWED);
     clock += 1;
     expect(await verifier.verify(token, READ_ALL)).toEqual(INVALID);
     // Expiry wins over the ACL check: no hint that the token once existed.
@@ -338,14 +342,14 @@ describe("EmbeddedVerifier on the SQL token store (PGlite)", () => {
 
   it("a revoked token is invalid on the very next check (nothing cached)", async () => {
     const token = (await tokens.create(["agentd.#"], null)).token;
-    expect(await verifier.verify(token, READ_ALL)).toEqual({ ok: true });
+    expect(await verifier.verify(token, READ_ALL)).toEqual(ALLOWED);
     expect(await tokens.revoke(token)).toBe(true);
     expect(await verifier.verify(token, READ_ALL)).toEqual(INVALID);
   });
 
   it("AGENTD_ADMIN_TOKEN-style ensured tokens work, and a near-miss token does not", async () => {
     await tokens.ensure("scripted-admin-token-0123456789", ["agentd.#"]);
-    expect(await verifier.verify("scripted-admin-token-0123456789", PAUSE_1001)).toEqual({ ok: true });
+    expect(await verifier.verify("scripted-admin-token-0123456789", PAUSE_1001)).toEqual(ALLOWED);
     expect(await verifier.verify("scripted-admin-token-012345678", PAUSE_1001)).toEqual(INVALID);
     expect(await verifier.verify("SCRIPTED-ADMIN-TOKEN-0123456789", PAUSE_1001)).toEqual(INVALID);
   });

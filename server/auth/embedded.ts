@@ -26,6 +26,6 @@ export class EmbeddedVerifier implements TokenVerifier {
       return { ok: false, error: "invalid token or unauthorized" };
     }
     if (!aclGranted(record.acls, acl)) return { ok: false, error: "insufficient permissions" };
-    return { ok: true };
+    return { ok: true, tokenId: record.id };
   }
 }

@@ -1,6 +1,7 @@
 /** What a token check can answer. Each failure is the contract's error identifier. */
 export type Verdict =
-  | { ok: true }
+  /** `tokenId`: an embedded token's id, which the access log names (an external service gives none). */
+  | { ok: true; tokenId?: string }
   | { ok: false; error: "invalid token or unauthorized" | "insufficient permissions" | "authentication server unreachable" }
   /** The verifier's cap on checks it may make was reached: ask again after this long. */
   | { ok: false; error: "too many requests"; retryAfterSeconds: number };

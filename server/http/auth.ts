@@ -51,6 +51,7 @@ export function securityHandlers(
         metrics.authCheck(verdict.ok ? "allowed" : CHECK_RESULT[verdict.error]);
         if (verdict.ok) {
           onValid(token);
+          if (verdict.tokenId !== undefined) res.locals.tokenId = verdict.tokenId;
           return true;
         }
         const retryAfter = "retryAfterSeconds" in verdict ? { "Retry-After": String(verdict.retryAfterSeconds) } : undefined;

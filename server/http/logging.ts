@@ -17,6 +17,9 @@ export function requestId(res: Response): string | undefined {
  * logged: headers and bodies carry tokens and never reach the log, and
  * neither does a query string (no operation takes one, so it says nothing
  * useful, and a client may have put a token there): it is logged as `?…`.
+ * Who asked is logged as the peer's address (a proxy's, behind one) and,
+ * for an embedded token, the token's id (as `agentd token list` shows it):
+ * enough to tell who paused whom, never the token.
  *
  * A plain `close` hook on the one process logger: pino-http's per-request
  * child logger was a large share of the server's time under load.
@@ -33,6 +36,8 @@ export function requestLogger(logger: Logger): RequestHandler {
         reqId: id,
         method: req.method,
         url: withoutQuery(req.originalUrl),
+        client: req.socket.remoteAddress,
+        ...(typeof res.locals.tokenId === "string" ? { tokenId: res.locals.tokenId } : {}),
         statusCode: res.statusCode,
         responseTime: Math.round((performance.now() - started) * 10) / 10,
       };

@@ -56,13 +56,13 @@ export class SqlTokenStore implements TokenStore {
   }
 
   async find(token: string): Promise<TokenRecord | undefined> {
-    const rows = await this.sql.query<{ acls: string[]; expires_at: Date | null }>(
-      "SELECT acls, expires_at FROM tokens WHERE token_hash = $1",
+    const rows = await this.sql.query<{ id: string; acls: string[]; expires_at: Date | null }>(
+      "SELECT id, acls, expires_at FROM tokens WHERE token_hash = $1",
       [hashToken(token)],
     );
     const row = rows[0];
     if (row === undefined) return undefined;
-    return { acls: [...row.acls], expiresAt: row.expires_at === null ? null : new Date(row.expires_at) };
+    return { id: row.id, acls: [...row.acls], expiresAt: row.expires_at === null ? null : new Date(row.expires_at) };
   }
 
   async revokeById(id: string): Promise<boolean> {

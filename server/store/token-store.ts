@@ -1,5 +1,7 @@
 /** Embedded tokens. Only a SHA-256 hash of each token is stored, never the token itself. */
 export interface TokenRecord {
+  /** The token's short random id (see TokenInfo): what the access log names. */
+  id: string;
   acls: string[];
   /** null: never expires. */
   expiresAt: Date | null;
@@ -7,7 +9,6 @@ export interface TokenRecord {
 
 /** What may be shown of a token: its short random id, never the secret or its hash. */
 export interface TokenInfo extends TokenRecord {
-  id: string;
   createdAt: Date;
 }
 
