@@ -53,6 +53,8 @@ export async function openStores(config: Config, logger: Logger, options: Stores
     const applied = await migrate(db).catch((err: unknown) => {
       throw postgres ? onPostgres("migrate", postgres, err) : err;
     });
+    // An upgrade's schema change is worth a line: a rollback would need it undone.
+    if (applied.length > 0) logger.info({ migrations: applied }, `database schema migrated to version ${applied.at(-1)}`);
     const originUuid = await readOriginUuid(db, config.originUuid);
     const store = new SqlAgentStore(db, originUuid, events, { vacuumAfterImport: db.kind === "pglite" });
     // Version 1 was applied just now: the database did not exist before.

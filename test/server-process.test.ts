@@ -133,6 +133,13 @@ describe("agentd serve on the embedded defaults", () => {
     for (const line of logs.trim().split("\n")) {
       expect(() => JSON.parse(line), line).not.toThrow();
     }
+    // Who asked: the peer's address and, for a valid embedded token, its id (as token list shows it).
+    const requests = logs.trim().split("\n").map((line) => JSON.parse(line) as { url?: string; statusCode?: number; client?: string; tokenId?: string }).filter((line) => line.url !== undefined);
+    const listed = requests.find((line) => line.url === "/1.0/agents" && line.statusCode === 200);
+    expect(listed).toMatchObject({ client: expect.stringMatching(/^(::ffff:)?127\.0\.0\.1$/), tokenId: expect.stringMatching(/^[0-9a-f]{12}$/) });
+    const ids = JSON.parse((await agentd(["token", "list", "--json"], dataDir)).stdout) as { id: string }[];
+    expect(ids.map((token) => token.id)).toContain(listed!.tokenId);
+    expect(requests.find((line) => line.statusCode === 401)).not.toHaveProperty("tokenId");
   });
 
   // A client that sends its body at once, as fetch does, reads the 413 and not
@@ -304,6 +311,8 @@ describe("agentd serve on the embedded defaults", () => {
     });
     expect(await answered).toBe(204);
     expect((await stopped)?.code).toBe(0);
+    const last = served.logs().trim().split("\n").at(-1) ?? "";
+    expect(JSON.parse(last)).toMatchObject({ level: 30, msg: "stopped" });
 
     // Restarted on the same data directory: the pause is there, no new admin token is printed.
     const again = await serve(dataDir, { AGENTD_PORT: String(port) });

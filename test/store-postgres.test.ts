@@ -1,8 +1,11 @@
 // What only PostgreSQL shows (AGENTD_TEST_DATABASE_URL; required in CI):
 // several pools and instances sharing one database, and the database going away.
 import pg from "pg";
+import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../server/config/load.js";
 import { migrate, MIGRATIONS } from "../server/db/migrations.js";
+import { openStores } from "../server/stores.js";
 import { openPostgres } from "../server/db/postgres.js";
 import { DatabaseUnavailableError, type Database, type Sql } from "../server/db/sql.js";
 import type { AgentRecord } from "../server/store/agent-store.js";
@@ -62,6 +65,22 @@ describe.skipIf(postgresTestUrl() === undefined)("PostgreSQL specifics", () => {
     } finally {
       await client.end();
     }
+  });
+
+  it("an upgrade that migrates the schema says so in the log, and a start with nothing to migrate does not", async () => {
+    const loaded = loadConfig({ AGENTD_DATABASE_URL: t.location });
+    if (!loaded.ok) throw new Error(loaded.errors.join("; "));
+    const lines: { msg: string; migrations?: number[] }[] = [];
+    const logger = pino({ level: "info" }, { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string; migrations?: number[] }) });
+    const first = await openStores(loaded.config, logger);
+    await first.db.close();
+    expect(lines.filter((line) => line.migrations !== undefined)).toEqual([
+      expect.objectContaining({ msg: `database schema migrated to version ${MIGRATIONS.length}`, migrations: MIGRATIONS.map((_, i) => i + 1) }),
+    ]);
+    lines.length = 0;
+    const second = await openStores(loaded.config, logger);
+    await second.db.close();
+    expect(lines).toEqual([]);
   });
 
   it("two stores on two pools see each other's pauses, also when pausing concurrently", async () => {

@@ -120,7 +120,11 @@ async function serve(): Promise<number> {
         process.exit(FAILURE);
       }, bound).unref();
       server.close().then(
-        () => resolve(0),
+        () => {
+          // The last line of a clean stop: a log without it ended otherwise.
+          logger.info("stopped");
+          resolve(0);
+        },
         (err: unknown) => {
           logger.error({ err }, "shutdown failed");
           resolve(FAILURE);
