@@ -363,11 +363,11 @@ describe.each(kinds)("store on $kind", ({ fresh, available }) => {
     it("pauses and tokens persist across close and reopen", async () => {
       const store = await resetAgents(db);
       expect(await store.pause("1005", "persisted")).toBe("paused");
-      const token = (await new SqlTokenStore(db).create(["agentd.agents.read"], null)).token;
+      const { token, id } = await new SqlTokenStore(db).create(["agentd.agents.read"], null);
       await reopen();
       const again = new SqlAgentStore(db, await readOriginUuid(db, null));
       expect(await again.getByNumber("1005")).toMatchObject({ paused: true, paused_reason: "persisted" });
-      expect(await new SqlTokenStore(db).find(token)).toEqual({ acls: ["agentd.agents.read"], expiresAt: null });
+      expect(await new SqlTokenStore(db).find(token)).toEqual({ id, acls: ["agentd.agents.read"], expiresAt: null });
     });
 
     it("tokens: only the SHA-256 is stored; find, ensure, revoke, count", async () => {
@@ -376,9 +376,10 @@ describe.each(kinds)("store on $kind", ({ fresh, available }) => {
       const tokens = new SqlTokenStore(db, () => now);
       expect(await tokens.count()).toBe(0);
 
-      const token = (await tokens.create(["agentd.agents.read", "agentd.agents.by-id.*.read"], 3600)).token;
+      const { token, id } = await tokens.create(["agentd.agents.read", "agentd.agents.by-id.*.read"], 3600);
       expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
       expect(await tokens.find(token)).toEqual({
+        id,
         acls: ["agentd.agents.read", "agentd.agents.by-id.*.read"],
         expiresAt: new Date(now + 3_600_000),
       });
@@ -391,7 +392,7 @@ describe.each(kinds)("store on $kind", ({ fresh, available }) => {
       const admin = "my-scripted-admin-token";
       await tokens.ensure(admin, ["agentd.agents.read"]);
       await tokens.ensure(admin, ["agentd.#"]);
-      expect(await tokens.find(admin)).toEqual({ acls: ["agentd.#"], expiresAt: null });
+      expect(await tokens.find(admin)).toEqual({ id: expect.stringMatching(/^[0-9a-f]{12}$/), acls: ["agentd.#"], expiresAt: null });
       expect(await tokens.count()).toBe(2);
       expect(JSON.stringify(await db.query("SELECT * FROM tokens"))).not.toContain(admin);
       expect(await db.query("SELECT 1 FROM tokens WHERE token_hash = $1", [hashToken(admin)])).toHaveLength(1);
