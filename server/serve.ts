@@ -237,13 +237,13 @@ async function loadHttpStack() {
   return { createApp, answerClientErrors, handleExpectations, warmUp };
 }
 
-/** Makes sure AGENTD_ADMIN_TOKEN exists when it is set, before the port opens, so it works from the first request. */
+/**
+ * Makes sure AGENTD_ADMIN_TOKEN exists when it is set, before the port
+ * opens, so it works from the first request; a new value revokes the token
+ * of the previous one (the token store's ensure).
+ */
 async function ensureConfiguredAdminToken(config: Config, stores: Stores): Promise<void> {
-  if (!config.adminToken) return;
-  // Read first: on most starts it is there already, and a read costs far less than a write.
-  const existing = await stores.tokens.find(config.adminToken);
-  const current = existing !== undefined && existing.expiresAt === null && existing.acls.length === 1 && existing.acls[0] === "agentd.#";
-  if (!current) await stores.tokens.ensure(config.adminToken, ["agentd.#"]);
+  if (config.adminToken) await stores.tokens.ensure(config.adminToken, ["agentd.#"]);
 }
 
 /**

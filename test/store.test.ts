@@ -403,6 +403,25 @@ describe.each(kinds)("store on $kind", ({ fresh, available }) => {
       expect(await tokens.count()).toBe(1);
     });
 
+    // From the operator walkthrough: a new AGENTD_ADMIN_TOKEN left the old one valid for ever.
+    it("tokens: a new AGENTD_ADMIN_TOKEN (ensure) revokes the previous value's token, and no other", async () => {
+      await db.query("DELETE FROM tokens");
+      const tokens = new SqlTokenStore(db);
+      const other = await tokens.create(["agentd.#"], null);
+      await tokens.ensure("first-admin-token-0123456789", ["agentd.#"]);
+      await tokens.ensure("first-admin-token-0123456789", ["agentd.#"]); // a restart with the same value
+      expect(await tokens.count()).toBe(2);
+      await tokens.ensure("second-admin-token-0123456789", ["agentd.#"]);
+      expect(await tokens.find("first-admin-token-0123456789")).toBeUndefined();
+      expect(await tokens.find("second-admin-token-0123456789")).toMatchObject({ acls: ["agentd.#"], expiresAt: null });
+      expect(await tokens.find(other.token)).toMatchObject({ id: other.id });
+      // A token the variable made before migration 8 is not known as its: left alone.
+      await db.query("UPDATE tokens SET from_variable = false");
+      await tokens.ensure("third-admin-token-0123456789", ["agentd.#"]);
+      expect(await tokens.find("second-admin-token-0123456789")).toBeDefined();
+      expect(await tokens.count()).toBe(3);
+    });
+
     it("tokens: a short random id each, listed without the secret or its hash, and revocable by id", async () => {
       await db.query("DELETE FROM tokens");
       const now = Date.UTC(2030, 0, 1);

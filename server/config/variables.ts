@@ -102,7 +102,7 @@ export const VARIABLES = {
     name: "AGENTD_ADMIN_TOKEN",
     default: null,
     unset: null,
-    description: "At least 16 printable characters; made sure to exist with ACL agentd.# (embedded tokens, for scripted deployments).",
+    description: "At least 16 printable characters; made sure to exist with ACL agentd.# (embedded tokens, for scripted deployments); a new value revokes the token of the previous one.",
     secret: true,
     parse: token,
   }),

@@ -41,11 +41,25 @@ export class SqlTokenStore implements TokenStore {
   }
 
   async ensure(token: string, acls: readonly string[]): Promise<void> {
-    await this.sql.query(
-      `INSERT INTO tokens (token_hash, acls, expires_at) VALUES ($1, $2, NULL)
-       ON CONFLICT (token_hash) DO UPDATE SET acls = EXCLUDED.acls, expires_at = NULL`,
-      [hashToken(token), [...acls]],
+    const hash = hashToken(token);
+    // Read first: on most starts the token is there already and nothing is
+    // stale, and a read costs far less than a write.
+    const [state] = await this.sql.query<{ current: boolean; stale: boolean }>(
+      `SELECT coalesce(bool_or(token_hash = $1 AND acls = $2::text[] AND expires_at IS NULL AND from_variable), false) AS current,
+              coalesce(bool_or(token_hash <> $1), false) AS stale
+       FROM tokens WHERE token_hash = $1 OR from_variable`,
+      [hash, [...acls]],
     );
+    if (state?.current && !state.stale) return;
+    await this.sql.transaction(async (tx) => {
+      await tx.query(
+        `INSERT INTO tokens (token_hash, acls, expires_at, from_variable) VALUES ($1, $2, NULL, true)
+         ON CONFLICT (token_hash) DO UPDATE SET acls = EXCLUDED.acls, expires_at = NULL, from_variable = true`,
+        [hash, [...acls]],
+      );
+      // The token of the variable's previous value.
+      await tx.query("DELETE FROM tokens WHERE from_variable AND token_hash <> $1", [hash]);
+    });
   }
 
   async revoke(token: string): Promise<boolean> {

@@ -21,7 +21,11 @@ export interface CreatedToken {
 export interface TokenStore {
   /** Creates a random token with these ACLs; `ttlSeconds` null means no expiry. */
   create(acls: readonly string[], ttlSeconds: number | null): Promise<CreatedToken>;
-  /** Makes sure this exact token exists with these ACLs and no expiry (for AGENTD_ADMIN_TOKEN). */
+  /**
+   * AGENTD_ADMIN_TOKEN: makes sure this exact token exists with these ACLs
+   * and no expiry, and revokes the token an earlier value of the variable
+   * made, if any.
+   */
   ensure(token: string, acls: readonly string[]): Promise<void>;
   /** Returns whether a token was revoked. */
   revoke(token: string): Promise<boolean>;
