@@ -85,7 +85,8 @@ export function contractAnswer(problem: Problem, status: number): { status: numb
  */
 function cors(req: http.IncomingMessage): http.OutgoingHttpHeaders {
   const origin = req.headers.origin;
-  const exposed = { "access-control-expose-headers": "sl-violations" };
+  // Prism exposes every header; these are the ones the server's answers carry and a page reads.
+  const exposed = { "access-control-expose-headers": "sl-violations, x-request-id, retry-after, www-authenticate, allow" };
   if (origin === undefined) return { "access-control-allow-origin": "*", ...exposed };
   return { "access-control-allow-origin": origin, "access-control-allow-credentials": "true", vary: "Origin", ...exposed };
 }
@@ -157,7 +158,11 @@ function notForPrism(req: http.IncomingMessage): NotForPrism | null {
   // server ignores: Prism gets the media type alone.
   const mediaType = type.split(";", 1)[0]!.trim();
   if (!parses(mediaType)) return "malformed Content-Type";
-  req.headers["content-type"] = mediaType;
+  // The charset is kept, as the server's parser keeps it: a body in
+  // another charset must still get the server's answer (415, or 400).
+  const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(type)?.[1];
+  const kept = charset ? `${mediaType}; charset=${charset}` : mediaType;
+  req.headers["content-type"] = parses(kept) ? kept : mediaType;
   return null;
 }
 
@@ -185,8 +190,26 @@ function serverAnswer(what: NotForPrism): HttpProblem | null {
   }
 }
 
+/** A browser's CORS preflight, answered as Prism answers one: whatever was asked, allowed. */
+function preflight(req: http.IncomingMessage, res: http.ServerResponse): void {
+  const asked = req.headers["access-control-request-headers"];
+  res.writeHead(204, {
+    ...cors(req),
+    "access-control-allow-methods": "GET, POST",
+    ...(asked === undefined ? {} : { "access-control-allow-headers": asked }),
+    "access-control-max-age": "600",
+  });
+  res.end();
+}
+
 /** Sends what Prism cannot take to the service, or answers it (stateless); false when Prism takes it after all. */
 function bypassPrism(what: NotForPrism, req: http.IncomingMessage, res: http.ServerResponse, to: Targets, body?: Buffer): boolean {
+  // A page's preflight of such a request: allowed, as by Prism, so the page reads the answer to the request itself.
+  if (req.method === "OPTIONS" && req.headers["access-control-request-method"] !== undefined) {
+    preflight(req, res);
+    req.resume();
+    return true;
+  }
   // Without Prefer: a forced answer is Prism's, and these are refused anyway.
   if (to.service !== null) {
     // The service answers no CORS (it is not the browser's origin's server): the front door adds Prism's.

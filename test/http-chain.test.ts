@@ -10,10 +10,11 @@ import net, { type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Writable } from "node:stream";
+import tls from "node:tls";
 import express from "express";
 import { pino, type Logger } from "pino";
 import { Agent } from "undici";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { TokenVerifier } from "../server/auth/verifier.js";
 import { BASE_PATH } from "../server/contract.js";
 import { DatabaseUnavailableError } from "../server/db/sql.js";
@@ -179,6 +180,21 @@ describe("createApp over a failing store, served over HTTPS", () => {
     const logged = lines.find((line) => line.msg === "request completed" && line.reqId === answer.headers["x-request-id"]);
     expect(logged, JSON.stringify(lines)).toMatchObject({ url: "/1.0/agents?…", statusCode: 400 });
     expect(JSON.stringify(lines)).not.toContain("LEAKME123");
+  });
+
+  // Found by review: read at the end, the address of a destroyed socket is gone.
+  it("names the client on the line of a request whose client went away mid-body", async () => {
+    lines.length = 0;
+    const url = new URL(chain.base);
+    const socket = tls.connect({ host: url.hostname, port: Number(url.port), rejectUnauthorized: false });
+    await new Promise((resolve) => socket.once("secureConnect", resolve));
+    socket.write(`POST ${url.pathname}/agents/by-number/1001/pause HTTP/1.1\r\nHost: x\r\nX-Auth-Token: any\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{"re`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    socket.destroy();
+    await vi.waitFor(
+      () => expect(lines.find((line) => line.url === `${url.pathname}/agents/by-number/1001/pause`)).toMatchObject({ client: expect.stringMatching(/127\.0\.0\.1$/) }),
+      { timeout: 5_000 },
+    );
   });
 
   // Express and the validator match without regard to case by default; the contract's paths (and upstream) do not.

@@ -212,9 +212,21 @@ describe("Prism mock of the contract", () => {
       sent.end();
     });
     expect(expecting).toBe(200);
-    // Parameters that do not parse are left out for Prism, as the server ignores them.
-    const loose = await call("/agents/by-number/1001/pause", { method: "POST", headers: { ...TOKEN, "Content-Type": "application/json; charset" }, body: '{"reason":"x"}' });
-    expect(loose.status).toBe(204);
+    // Parameters that do not parse are left out for Prism, as the server ignores them; the charset is kept, as the server keeps it.
+    const pauseAs = (type: string) => call("/agents/by-number/1001/pause", { method: "POST", headers: { ...TOKEN, "Content-Type": type }, body: '{"reason":"x"}' });
+    expect((await pauseAs("application/json; charset")).status).toBe(204);
+    expect((await pauseAs("application/json; charset=utf-8; x")).status).toBe(204);
+    const latin1 = await pauseAs("application/json; charset=latin1; x");
+    expect([latin1.status, latin1.json()]).toEqual([415, { error: "unsupported media type" }]);
+    // A page's preflight of a request Prism cannot take is allowed, as Prism allows one, so the page reads the answer.
+    const preflight = await fetch(`${prism.url}/agents/by-id/%`, {
+      method: "OPTIONS",
+      headers: { Origin: "http://localhost:5173", "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "x-auth-token" },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-origin")).toBe("http://localhost:5173");
+    expect(preflight.headers.get("access-control-allow-headers")).toBe("x-auth-token");
+    expect(preflight.headers.get("access-control-allow-methods")).toContain("GET");
     const deep = await call("/agents/by-number/1001/pause", { method: "POST", headers: { ...TOKEN, ...JSON_BODY }, body: `${"[".repeat(5000)}${"]".repeat(5000)}` });
     expect(deep.status).toBe(400);
     expect(deep.json()).toMatchObject({ error: "invalid request" });

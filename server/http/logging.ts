@@ -31,12 +31,14 @@ export function requestLogger(logger: Logger): RequestHandler {
     res.locals.requestId = id;
     res.setHeader("X-Request-Id", id);
     const started = performance.now();
+    // Read now: once the socket is destroyed (an aborted request), Node no longer knows it.
+    const client = req.socket.remoteAddress;
     res.once("close", () => {
       const line = {
         reqId: id,
         method: req.method,
         url: withoutQuery(req.originalUrl),
-        client: req.socket.remoteAddress,
+        client,
         ...(typeof res.locals.tokenId === "string" ? { tokenId: res.locals.tokenId } : {}),
         statusCode: res.statusCode,
         responseTime: Math.round((performance.now() - started) * 10) / 10,
