@@ -98,3 +98,26 @@ describe.runIf(postgresTestUrl() !== undefined)("a start with a certificate it c
     }
   });
 });
+
+// From the operator walkthrough and its review: rotating AGENTD_ADMIN_TOKEN must not be undone by an old configuration.
+describe("a start with an AGENTD_ADMIN_TOKEN a later value replaced", () => {
+  let dir: string;
+  afterAll(async () => {
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+
+  it("fails, saying so, and the current token keeps working", async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), "agentd-rotation-"));
+    await ownDataDir(dir);
+    const [old, current] = ["old-admin-token-0123456789", "current-admin-token-0123456789"];
+    for (const token of [old, current]) await (await startTestServer({ AGENTD_DATA_DIR: dir, AGENTD_ADMIN_TOKEN: token })).close();
+    await expect(startTestServer({ AGENTD_DATA_DIR: dir, AGENTD_ADMIN_TOKEN: old })).rejects.toThrow("AGENTD_ADMIN_TOKEN: this value was replaced by a newer one");
+    const server = await startTestServer({ AGENTD_DATA_DIR: dir, AGENTD_ADMIN_TOKEN: current });
+    try {
+      expect((await server.call("GET", "/agents", { token: current })).status).toBe(200);
+      expect((await server.call("GET", "/agents", { token: old })).status).toBe(401);
+    } finally {
+      await server.close();
+    }
+  });
+});

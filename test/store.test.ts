@@ -10,7 +10,7 @@ import type { AgentRecord } from "../server/store/agent-store.js";
 import { SqlAgentStore } from "../server/store/sql-agent-store.js";
 import { readOriginUuid } from "../server/store/deployment.js";
 import { DEMO_AGENTS } from "../server/store/seed.js";
-import { hashToken, newToken, SqlTokenStore } from "../server/store/sql-token-store.js";
+import { hashToken, newToken, RetiredAdminTokenError, SqlTokenStore } from "../server/store/sql-token-store.js";
 import { loggedIn, loggedOut } from "./helpers/agents.js";
 import { loadContract } from "./helpers/contract.js";
 import { availableKinds, type TestDatabase } from "./helpers/databases.js";
@@ -404,17 +404,33 @@ describe.each(kinds)("store on $kind", ({ fresh, available }) => {
     });
 
     // From the operator walkthrough: a new AGENTD_ADMIN_TOKEN left the old one valid for ever.
-    it("tokens: a new AGENTD_ADMIN_TOKEN (ensure) revokes the previous value's token, and no other", async () => {
+    it("tokens: a new AGENTD_ADMIN_TOKEN (ensure) revokes the previous value's token, and no other; the old value cannot come back", async () => {
       await db.query("DELETE FROM tokens");
+      await db.query("DELETE FROM retired_admin_tokens");
       const tokens = new SqlTokenStore(db);
       const other = await tokens.create(["agentd.#"], null);
       await tokens.ensure("first-admin-token-0123456789", ["agentd.#"]);
-      await tokens.ensure("first-admin-token-0123456789", ["agentd.#"]); // a restart with the same value
+      // A restart with the same value: one read, no write.
+      const statements: string[] = [];
+      const watched = {
+        query: <R extends object>(text: string, params?: readonly unknown[]) => (statements.push(text), db.query<R>(text, params)),
+        transaction: <T>(fn: (tx: Sql) => Promise<T>) => (statements.push("transaction"), db.transaction(fn)),
+        copyIn: (table: string, columns: readonly string[], text: string) => db.copyIn(table, columns, text),
+      };
+      await new SqlTokenStore(watched).ensure("first-admin-token-0123456789", ["agentd.#"]);
+      expect(statements).toHaveLength(1);
+      expect(statements[0]).toMatch(/^SELECT/);
       expect(await tokens.count()).toBe(2);
+
       await tokens.ensure("second-admin-token-0123456789", ["agentd.#"]);
       expect(await tokens.find("first-admin-token-0123456789")).toBeUndefined();
       expect(await tokens.find("second-admin-token-0123456789")).toMatchObject({ acls: ["agentd.#"], expiresAt: null });
       expect(await tokens.find(other.token)).toMatchObject({ id: other.id });
+      // An old configuration restored: refused, and nothing changes.
+      await expect(tokens.ensure("first-admin-token-0123456789", ["agentd.#"])).rejects.toThrow(RetiredAdminTokenError);
+      expect(await tokens.find("first-admin-token-0123456789")).toBeUndefined();
+      expect(await tokens.find("second-admin-token-0123456789")).toBeDefined();
+
       // A token the variable made before migration 8 is not known as its: left alone.
       await db.query("UPDATE tokens SET from_variable = false");
       await tokens.ensure("third-admin-token-0123456789", ["agentd.#"]);

@@ -18,6 +18,14 @@ export function newToken(random: (size: number) => Buffer = randomBytes): string
   }
 }
 
+/** AGENTD_ADMIN_TOKEN holds a value a later one replaced: starting with it would bring a revoked token back. */
+export class RetiredAdminTokenError extends Error {
+  override readonly name = "RetiredAdminTokenError";
+  constructor() {
+    super("AGENTD_ADMIN_TOKEN: this value was replaced by a newer one, and its token revoked; set the current value, or a new one");
+  }
+}
+
 /** Embedded tokens in the `tokens` table, looked up by hash. */
 export class SqlTokenStore implements TokenStore {
   constructor(
@@ -44,12 +52,14 @@ export class SqlTokenStore implements TokenStore {
     const hash = hashToken(token);
     // Read first: on most starts the token is there already and nothing is
     // stale, and a read costs far less than a write.
-    const [state] = await this.sql.query<{ current: boolean; stale: boolean }>(
-      `SELECT coalesce(bool_or(token_hash = $1 AND acls = $2::text[] AND expires_at IS NULL AND from_variable), false) AS current,
+    const [state] = await this.sql.query<{ retired: boolean; current: boolean; stale: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM retired_admin_tokens WHERE token_hash = $1) AS retired,
+              coalesce(bool_or(token_hash = $1 AND acls = $2::text[] AND expires_at IS NULL AND from_variable), false) AS current,
               coalesce(bool_or(token_hash <> $1), false) AS stale
        FROM tokens WHERE token_hash = $1 OR from_variable`,
       [hash, [...acls]],
     );
+    if (state?.retired) throw new RetiredAdminTokenError();
     if (state?.current && !state.stale) return;
     await this.sql.transaction(async (tx) => {
       await tx.query(
@@ -57,8 +67,12 @@ export class SqlTokenStore implements TokenStore {
          ON CONFLICT (token_hash) DO UPDATE SET acls = EXCLUDED.acls, expires_at = NULL, from_variable = true`,
         [hash, [...acls]],
       );
-      // The token of the variable's previous value.
-      await tx.query("DELETE FROM tokens WHERE from_variable AND token_hash <> $1", [hash]);
+      // The token of the variable's previous value, revoked and remembered.
+      await tx.query(
+        `WITH revoked AS (DELETE FROM tokens WHERE from_variable AND token_hash <> $1 RETURNING token_hash)
+         INSERT INTO retired_admin_tokens (token_hash) SELECT token_hash FROM revoked ON CONFLICT DO NOTHING`,
+        [hash],
+      );
     });
   }
 

@@ -24,7 +24,7 @@ export interface TokenStore {
   /**
    * AGENTD_ADMIN_TOKEN: makes sure this exact token exists with these ACLs
    * and no expiry, and revokes the token an earlier value of the variable
-   * made, if any.
+   * made, if any. Throws when this value is one a later value replaced.
    */
   ensure(token: string, acls: readonly string[]): Promise<void>;
   /** Returns whether a token was revoked. */
