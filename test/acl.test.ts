@@ -95,7 +95,7 @@ describe("aclProblem: what a token may be granted", () => {
     const deps = { tokens: untouched, store: untouched, db: untouched, configuredSinks: [], authUrl: null } as unknown as AdminDeps;
     expect(await runAdmin({ op: "token.create", acls: ["agentd.#", "a..b"], ttlSeconds: null }, deps)).toEqual({
       ok: false,
-      error: "invalid ACL",
+      error: "invalid token settings",
       problems: ['ACL "a..b": has an empty segment (two dots in a row, or a dot at either end)'],
     });
     expect(await runAdmin({ op: "token.create", acls: [], ttlSeconds: null }, deps)).toMatchObject({ ok: false, problems: ["at least one ACL is needed"] });

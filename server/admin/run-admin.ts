@@ -34,7 +34,7 @@ export async function runAdmin(request: AdminRequest, deps: AdminDeps): Promise<
       if (request.ttlSeconds !== null && !(Number.isSafeInteger(request.ttlSeconds) && request.ttlSeconds >= 1 && request.ttlSeconds <= MAX_TTL_SECONDS)) {
         problems.push("ttlSeconds: must be a whole number of seconds from 1 to 100 years");
       }
-      if (problems.length > 0) return { ok: false, error: "invalid ACL", problems };
+      if (problems.length > 0) return { ok: false, error: "invalid token settings", problems };
       const created = await deps.tokens.create(request.acls, request.ttlSeconds);
       return { ok: true, token: created.token, id: created.id, authUrl: deps.authUrl };
     }
