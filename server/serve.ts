@@ -231,7 +231,7 @@ async function loadHttpStack() {
   const [{ createApp }, { answerClientErrors }, { handleExpectations }, { warmUp }] = await Promise.all([
     import("./http/app.js"),
     import("./http/parser-errors.js"),
-    import("./http/declared-length.js"),
+    import("./http/expectations.js"),
     import("./http/warm-up.js"),
   ]);
   return { createApp, answerClientErrors, handleExpectations, warmUp };

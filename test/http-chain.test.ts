@@ -229,7 +229,7 @@ describe("requestHygiene on its own", () => {
   let port: number;
   beforeAll(async () => {
     const app = express();
-    app.use(requestHygiene);
+    app.use(requestHygiene(16 * 1024));
     app.use((req, res) => {
       res.json({ conditional: Object.keys(req.headers).filter((name) => name.startsWith("if-")) });
     });

@@ -16,7 +16,6 @@ import { rateLimits } from "./rate-limit.js";
 import { requestHygiene } from "./request-hygiene.js";
 import { apiHeaders, responseHeaders } from "./response-headers.js";
 import { strictIntegerPathParams } from "./strict-integer-path-params.js";
-import { refuseDeclaredTooLarge } from "./declared-length.js";
 import { validatorOptions } from "./validator-options.js";
 import { passWarmUp, skipOnWarmUp, stopWarmUp } from "./warm-up.js";
 import { wellFormedBody } from "./well-formed-body.js";
@@ -72,8 +71,7 @@ export function createApp({ config, store, verifier, logger, metrics = NO_METRIC
   const limits = config.rateLimit ? rateLimits(config.rateLimit, () => metrics.rateLimited()) : null;
   if (limits) app.use(skipOnWarmUp(limits.middleware));
 
-  app.use(requestHygiene);
-  app.use(refuseDeclaredTooLarge(config.bodyLimitBytes));
+  app.use(requestHygiene(config.bodyLimitBytes));
   app.use(express.json({ limit: config.bodyLimitBytes, strict: true }));
   app.use(wellFormedBody);
 

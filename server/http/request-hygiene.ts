@@ -19,27 +19,48 @@ const CONDITIONAL_HEADERS = ["if-none-match", "if-modified-since", "if-match", "
  * - A request that carries a body must say it is JSON. Otherwise a body with
  *   no or another Content-Type would be silently ignored, and a pause with a
  *   reason sent as text would succeed without its reason.
+ * - A body whose Content-Length is over the limit is answered 413 at once.
+ *   The body parser refuses it too, but only after reading all of it: tens
+ *   of megabytes read before the answer, or no answer until the request
+ *   time-out when the client never sends them. The body is still read off
+ *   behind the answer (Node discards what a finished response left unread):
+ *   a client that sends it without waiting would otherwise meet a closed
+ *   connection while writing, and never read the 413. Only a client that
+ *   waits for 100 Continue, and so sends nothing, has its connection closed.
  */
-export const requestHygiene: RequestHandler = (req, _res, next) => {
-  const headers = req.headers;
-  if (req.httpVersion === "1.1" && !headers.host) {
-    next(new HttpProblem(400, "invalid request", [{ location: "header", path: "Host", message: "is required" }]));
-    return;
-  }
-  for (const name of CONDITIONAL_HEADERS) {
-    if (headers[name] !== undefined) delete headers[name];
-  }
-  const refused = bodyOnGet(req);
-  if (refused !== null) {
-    next(refused);
-    return;
-  }
-  if (hasBody(req) && !req.is("application/json")) {
-    next(new HttpProblem(415, "unsupported media type"));
-    return;
-  }
-  next();
-};
+export function requestHygiene(bodyLimitBytes: number): RequestHandler {
+  return (req, res, next) => {
+    const headers = req.headers;
+    if (req.httpVersion === "1.1" && !headers.host) {
+      next(new HttpProblem(400, "invalid request", [{ location: "header", path: "Host", message: "is required" }]));
+      return;
+    }
+    for (const name of CONDITIONAL_HEADERS) {
+      if (headers[name] !== undefined) delete headers[name];
+    }
+    const refused = bodyOnGet(req);
+    if (refused !== null) {
+      next(refused);
+      return;
+    }
+    if (hasBody(req) && !req.is("application/json")) {
+      next(new HttpProblem(415, "unsupported media type"));
+      return;
+    }
+    if (declaredTooLarge(req, bodyLimitBytes)) {
+      if (req.headers.expect?.toLowerCase() === "100-continue") res.setHeader("Connection", "close");
+      next(new HttpProblem(413, "payload too large"));
+      return;
+    }
+    next();
+  };
+}
+
+/** Whether the request's Content-Length already says its body is over the limit. */
+export function declaredTooLarge(req: IncomingMessage, limitBytes: number): boolean {
+  const length = req.headers["content-length"];
+  return length !== undefined && Number(length) > limitBytes;
+}
 
 function hasBody(req: IncomingMessage): boolean {
   return req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
