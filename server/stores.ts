@@ -5,6 +5,7 @@ import type { Database } from "./db/sql.js";
 import type { PgliteThread } from "./db/threaded-pglite.js";
 import { migrate } from "./db/migrations.js";
 import { PathFailure } from "./failure.js";
+import { shownUrl } from "./shown-url.js";
 import { instrumentedDatabase } from "./db/instrumented.js";
 import { NO_METRICS, type Metrics } from "./ops/metrics.js";
 import type { AgentStore } from "./store/agent-store.js";
@@ -79,15 +80,9 @@ export async function openStores(config: Config, logger: Logger, options: Stores
 /**
  * A failure on PostgreSQL at start, saying which step and which variable:
  * `cannot migrate the database postgres://agentd@db/agentd
- * (AGENTD_DATABASE_URL): permission denied for schema public`. The URL
- * (always one: the configuration checked it) is shown without its
- * password, and without its query, which may hold one too (`?password=`,
- * `sslpassword`).
+ * (AGENTD_DATABASE_URL): permission denied for schema public`, the URL
+ * without its secrets (shownUrl).
  */
 function onPostgres(step: string, url: string, err: unknown): PathFailure {
-  const shown = new URL(url);
-  if (shown.password !== "") shown.password = "***";
-  const query = shown.search === "" ? "" : "?…";
-  shown.search = "";
-  return new PathFailure(step, `the database ${shown.href}${query} (AGENTD_DATABASE_URL)`, err);
+  return new PathFailure(step, `the database ${shownUrl(url)} (AGENTD_DATABASE_URL)`, err);
 }

@@ -4,6 +4,7 @@
 import type { EventsConfig } from "../config/config.js";
 import type { EventName } from "../store/agent-change.js";
 import { url } from "../config/parsers.js";
+import { shownUrl } from "../shown-url.js";
 
 /** One outbox row, as the relay hands it to a sink. */
 export interface OutboxEvent {
@@ -96,15 +97,9 @@ export function sinkLogName(name: string): string {
 /**
  * The configured sinks as a start-up banner names them: each webhook as
  * sinkLogName does (no query, which may hold a receiver's secret), the bus
- * without its password, with its exchange.
+ * as shownUrl does (no password or query), with its exchange.
  */
 export function sinkSummaries(events: Pick<EventsConfig, "webhookUrls" | "busUrl" | "busExchange">): string[] {
-  const bus = events.busUrl === null ? [] : [`bus ${withoutPassword(events.busUrl)} (exchange ${events.busExchange})`];
+  const bus = events.busUrl === null ? [] : [`bus ${shownUrl(events.busUrl)} (exchange ${events.busExchange})`];
   return [...events.webhookUrls.map((u) => `webhook ${sinkLogName(webhookSinkName(u))}`), ...bus];
-}
-
-function withoutPassword(raw: string): string {
-  const parsed = new URL(raw);
-  if (parsed.password !== "") parsed.password = "***";
-  return parsed.href;
 }
