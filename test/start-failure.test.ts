@@ -6,7 +6,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { freePort } from "../devkit/ports.js";
 import { ownDataDir } from "./helpers/data-dir.js";
 import { freshPostgres, postgresTestUrl } from "./helpers/databases.js";
@@ -24,15 +24,17 @@ function listening(port: number): Promise<boolean> {
   });
 }
 
-describe("a start that fails at the admin socket", () => {
-  let dir: string;
-  afterAll(async () => {
-    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
-  });
+/** A new migrated data directory (test/helpers/data-dir.ts), removed when the test ends. */
+async function dataDirForTest(prefix: string): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
+  await ownDataDir(dir);
+  return dir;
+}
 
+describe("a start that fails at the admin socket", () => {
   it("closes the API and operator ports it would have used and releases the lock; the next start succeeds", async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), "agentd-start-failure-"));
-    await ownDataDir(dir);
+    const dir = await dataDirForTest("agentd-start-failure-");
     // A folder that holds a file where the socket goes: it cannot be replaced by a socket.
     mkdirSync(path.join(dir, "run", "admin.sock"), { recursive: true });
     writeFileSync(path.join(dir, "run", "admin.sock", "keep"), "");
@@ -55,14 +57,8 @@ describe("a start that fails at the admin socket", () => {
 // Found by an operator: a first start that failed at its port had made the
 // one-time admin token, and no later start showed it.
 describe("a first start that cannot listen", () => {
-  let dir: string;
-  afterAll(async () => {
-    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
-  });
-
   it("makes no admin token: the start that listens makes it and shows it", async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), "agentd-first-start-"));
-    await ownDataDir(dir);
+    const dir = await dataDirForTest("agentd-first-start-");
     const taken = net.createServer();
     await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
     const { port } = taken.address() as net.AddressInfo;
@@ -101,14 +97,8 @@ describe.runIf(postgresTestUrl() !== undefined)("a start with a certificate it c
 
 // From the operator walkthrough and its review: rotating AGENTD_ADMIN_TOKEN must not be undone by an old configuration.
 describe("a start with an AGENTD_ADMIN_TOKEN a later value replaced", () => {
-  let dir: string;
-  afterAll(async () => {
-    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
-  });
-
   it("fails, saying so, and the current token keeps working", async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), "agentd-rotation-"));
-    await ownDataDir(dir);
+    const dir = await dataDirForTest("agentd-rotation-");
     const [old, current] = ["old-admin-token-0123456789", "current-admin-token-0123456789"];
     for (const token of [old, current]) await (await startTestServer({ AGENTD_DATA_DIR: dir, AGENTD_ADMIN_TOKEN: token })).close();
     await expect(startTestServer({ AGENTD_DATA_DIR: dir, AGENTD_ADMIN_TOKEN: old })).rejects.toThrow("AGENTD_ADMIN_TOKEN: this value was replaced by a newer one");
