@@ -18,7 +18,7 @@
 // commands import is a devDependency, bundled.
 import { readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { build, type Metafile } from "esbuild";
+import { build } from "esbuild";
 import { repoRoot } from "../devkit/root.js";
 
 const outdir = path.join(repoRoot, "dist", "bin");
@@ -44,7 +44,9 @@ const { metafile } = await build({
   platform: "node",
   target: "node20",
   format: "esm",
-  external,
+  // serving.ts is the CommonJS bundle below; load-serving.ts imports it as
+  // a module only where that bundle is not (tsx, tsc's output).
+  external: [...external, "../serving.js"],
   // The modules load when first imported, as in the unbundled code (agentd
   // loads the HTTP stack only to serve): each entry gets its own chunks.
   splitting: true,
@@ -63,15 +65,48 @@ const { metafile } = await build({
   metafile: true,
   logLevel: "warning",
 });
-await writeFile(path.join(outdir, "THIRD-PARTY-NOTICES.txt"), await notices(metafile));
+
+// What `agentd serve` runs (server/serving.ts), as one CommonJS file beside
+// the chunks: the serve command loads it with V8's code cache
+// (server/cli/load-serving.ts), which Node 20 offers only to scripts, not to
+// ES modules. The server's lazily loaded parts are inside it, evaluated only
+// when first imported.
+const serving = path.join(outdir, "chunks", "serving.cjs");
+const { metafile: servingMetafile } = await build({
+  entryPoints: [path.join(repoRoot, "server", "serving.ts")],
+  outfile: serving,
+  bundle: true,
+  platform: "node",
+  target: "node20",
+  format: "cjs",
+  external,
+  // The modules find their files (the contract, the migrations, the
+  // database's thread) from their own URL, which CommonJS has as __filename.
+  define: { "import.meta": "__agentdImportMeta" },
+  banner: { js: 'const __agentdImportMeta = { url: require("node:url").pathToFileURL(__filename).href };' },
+  metafile: true,
+  logLevel: "warning",
+});
+// A dynamic import() fails in code that V8's code cache compiled (Node 20
+// loses its import callback), and esbuild leaves one, as written, for a
+// package outside the bundle: refused here, not found by a server that
+// cannot start. (A computed one, such as rate-limiter-flexible's for the
+// Drizzle backend we never use, is not in the metafile.)
+const dynamicImports = Object.values(servingMetafile.outputs).flatMap((output) => output.imports.filter((i) => i.kind === "dynamic-import"));
+if (dynamicImports.length > 0) {
+  throw new Error(`${path.relative(repoRoot, serving)} imports ${dynamicImports.map((i) => i.path).join(", ")} with import(): require it instead`);
+}
+
+const inputs = { ...metafile.inputs, ...servingMetafile.inputs };
+await writeFile(path.join(outdir, "THIRD-PARTY-NOTICES.txt"), await notices(Object.keys(inputs)));
 
 /**
  * The licence of every package the bundle carries, as their licences ask of
  * a copy that is distributed: name, version, licence and its text.
  */
-async function notices(meta: Metafile): Promise<string> {
+async function notices(inputs: string[]): Promise<string> {
   const folders = new Set<string>();
-  for (const input of Object.keys(meta.inputs)) {
+  for (const input of inputs) {
     const match = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
     if (match) folders.add(path.resolve(repoRoot, match[1]!));
   }

@@ -1,7 +1,7 @@
 // `agentd` as an operator runs it: real child processes on a real data
 // directory, talking HTTPS, with the admin CLI beside them.
 import { X509Certificate } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import net, { type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -9,7 +9,7 @@ import path from "node:path";
 import tls from "node:tls";
 import { Agent } from "undici";
 import { BASE_PATH } from "../server/contract.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { adminSocketPath } from "../server/admin/channel.js";
 import { DEMO_AGENTS } from "../server/store/seed.js";
 import { hashToken } from "../server/store/sql-token-store.js";
@@ -323,6 +323,39 @@ describe("agentd serve on the embedded defaults", () => {
     } finally {
       expect((await again.kill("SIGTERM")).code).toBe(0);
     }
+  });
+});
+
+describe("the serve command's code cache", () => {
+  let dataDir: string;
+  beforeAll(() => {
+    dataDir = mkdtempSync(path.join(tmpdir(), "agentd-code-cache-"));
+  });
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  /** A start at debug level, which logs how the server's code was loaded; stopped once it has answered and saved. */
+  async function start(): Promise<string> {
+    const served = await serve(dataDir, { AGENTD_LOG_LEVEL: "debug", AGENTD_ADMIN_TOKEN: ADMIN_TOKEN });
+    expect((await served.call("GET", "/agents", { token: ADMIN_TOKEN })).status).toBe(200);
+    const loaded = /"codeCache":"(\w+)"/.exec(served.logs())?.[1];
+    // A start without a usable cache writes one once serving.
+    if (loaded !== "used") await vi.waitFor(() => expect(served.logs()).toContain('"msg":"code cache written"'), { timeout: 10_000 });
+    await served.kill("SIGTERM");
+    return loaded ?? "(not logged)";
+  }
+
+  it("is written into the data directory by the first start and used by the next; a damaged one is replaced", async () => {
+    expect(await start()).toBe("absent");
+    const cacheDir = path.join(dataDir, "code-cache");
+    const files = readdirSync(cacheDir);
+    expect(files).toEqual([expect.stringMatching(/^serving\.cjs\.[0-9a-f]{32}\.v8$/)]);
+    expect(statSync(cacheDir).mode & 0o777).toBe(0o700);
+
+    expect(await start()).toBe("used");
+
+    writeFileSync(path.join(cacheDir, files[0]!), Buffer.alloc(65_536, 7));
+    expect(await start()).toBe("rejected");
+    expect(await start()).toBe("used");
   });
 });
 

@@ -1,4 +1,5 @@
 import { closeSync, constants, openSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { PathFailure } from "../failure.js";
 import { prepareRunDir } from "./run-dir.js";
@@ -39,7 +40,7 @@ export async function lockDataDir(dataDir: string, { waitMs = 0 } = {}): Promise
   }
   const deadline = Date.now() + waitMs;
   try {
-    const fsx = await loadLockAddon();
+    const fsx = loadLockAddon();
     while (!fsx.tryLock(fd)) {
       if (Date.now() >= deadline) {
         throw new DataDirBusyError(`the data directory ${dataDir} is in use by another agentd process`);
@@ -68,10 +69,14 @@ export async function lockDataDir(dataDir: string, { waitMs = 0 } = {}): Promise
  * of platforms only; where none loads (musl libc, as on Alpine, or an
  * architecture it has no build for), its own error lists every file it
  * tried, so this one says what that means for a deployment instead.
+ *
+ * Required, not imported: the serve command's bundle runs from V8's code
+ * cache, where import() fails (scripts/bundle.ts), and the addon is a
+ * CommonJS package anyway.
  */
-async function loadLockAddon(): Promise<typeof import("fs-native-extensions").default> {
+function loadLockAddon(): typeof import("fs-native-extensions").default {
   try {
-    return (await import("fs-native-extensions")).default;
+    return createRequire(import.meta.url)("fs-native-extensions") as typeof import("fs-native-extensions").default;
   } catch (err) {
     const glibc = (process.report.getReport() as { header?: { glibcVersionRuntime?: string } }).header?.glibcVersionRuntime;
     const libc = process.platform === "linux" && glibc === undefined ? ", not glibc" : "";

@@ -6,7 +6,6 @@ import ms from "ms";
 import { dispatchAdmin } from "../admin/dispatch.js";
 import { MAX_TTL_SECONDS } from "../admin/run-admin.js";
 import { aclProblem } from "../auth/acl.js";
-import { DataDirBusyError } from "../admin/lock.js";
 import type { AdminRequest, AdminResponse, ListedToken } from "../admin/protocol.js";
 import type { Config } from "../config/config.js";
 import { loadConfig, loadDotEnv } from "../config/load.js";
@@ -59,21 +58,28 @@ async function serve(): Promise<number> {
   const config = configFromEnvironment();
   stdio.stdout.limit = config.logBufferBytes;
   const logger = createLogger(stdio.stdout, config.logLevel);
-  // Started first: the embedded database's thread loads PGlite, on another
-  // core, while this one loads the server. It opens nothing before the
-  // server holds the data directory's lock.
-  const pgliteThread = config.databaseUrl === null ? (await import("../db/threaded-pglite.js")).startPgliteThread() : undefined;
-  // Loaded here, not at the top: the HTTP stack (Express, the validator)
-  // is slow to load, which every admin command (import, token) would
-  // otherwise pay for nothing.
-  const { startServer } = await import("../serve.js");
+  // Loaded here, not at the top: the server (Express, the validator) is
+  // slow to load, which every admin command (import, token) would otherwise
+  // pay for nothing. Its own chunk: the bundle it loads lies beside it.
+  const { loadServing } = await import("./load-serving.js");
+  const { serving, pgliteThread, codeCache, saveCodeCache } = await loadServing(config);
+  logger.debug({ codeCache }, "server code loaded");
+  const { startServer } = await serving.loadServer();
   let server;
   try {
     server = await startServer(config, logger, pgliteThread);
   } catch (err) {
-    if (err instanceof DataDirBusyError) throw new CliFailure(`agentd: ${err.message}; refusing to start a second server on it`);
+    if (err instanceof serving.DataDirBusyError) throw new CliFailure(`agentd: ${err.message}; refusing to start a second server on it`);
     throw err;
   }
+  // Once serving: the cache then holds all the start compiled, and a start
+  // that failed leaves none behind.
+  saveCodeCache().then(
+    (saved) => {
+      if (saved === "written") logger.debug("code cache written");
+    },
+    (err: unknown) => logger.warn({ err }, "cannot write the code cache: the next start compiles the server again"),
+  );
   server.metrics?.counterFrom(
     "agentd_log_lines_dropped_total",
     "Log lines dropped because standard output was not read fast enough (AGENTD_LOG_BUFFER was full).",

@@ -9,7 +9,8 @@
 // Each statement costs a message each way; values are copied by the
 // structured clone algorithm, which carries what PGlite takes and returns
 // (numbers, strings, Dates, Uint8Arrays, plain objects).
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
+import { spawnPgliteWorker } from "./pglite-worker.js";
 import { DatabaseUnavailableError, type Database, type Sql } from "./sql.js";
 import { fromThreadError, type ThreadReply, type ThreadRequest } from "./pglite-thread-protocol.js";
 
@@ -32,17 +33,16 @@ export interface PgliteThread {
   open(dataDir: string | null): Promise<Database>;
 }
 
-/** Starts the thread; nothing is opened until `open`. An idle thread never keeps the process alive. */
-export function startPgliteThread(): PgliteThread {
-  const entry = threadEntry();
-  const worker = new Worker(entry.program, { eval: entry.eval });
+/**
+ * Starts the thread, or takes over one `spawnPgliteWorker` started earlier
+ * (in the same tick: its events are heard from here on); nothing is opened
+ * until `open`. An idle thread never keeps the process alive.
+ */
+export function startPgliteThread(worker: Worker = spawnPgliteWorker()): PgliteThread {
   const pending = new Map<number, Pending>();
   let nextId = 1;
   let gone: Error | null = null;
 
-  // The thread keeps the process alive only while it owes an answer, as a
-  // database connection would.
-  worker.unref();
   const settle = (id: number, outcome: (entry: Pending) => void): void => {
     const entry = pending.get(id);
     if (entry === undefined) return;
@@ -118,21 +118,5 @@ export function startPgliteThread(): PgliteThread {
         },
       };
     },
-  };
-}
-
-/**
- * The thread's program beside this module: compiled JavaScript in the build
- * and the package. Under the tests this module is the TypeScript source,
- * which a worker cannot load by itself: a one-line script registers tsx (the
- * development scripts' loader) in the thread first.
- */
-function threadEntry(): { program: string | URL; eval: boolean } {
-  if (!import.meta.url.endsWith(".ts")) return { program: new URL("./pglite-thread.js", import.meta.url), eval: false };
-  const tsx = import.meta.resolve("tsx/esm/api");
-  const program = new URL("./pglite-thread.ts", import.meta.url).href;
-  return {
-    program: `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(program)}); });`,
-    eval: true,
   };
 }

@@ -1,0 +1,85 @@
+// Loads one CommonJS bundle with V8's code cache: the bytecode V8 compiled
+// for it in an earlier start, kept in a file, so that this start does not
+// parse and compile the same code again. Node 22 does this for every module
+// (module.enableCompileCache); Node 20, which the project supports, has only
+// the vm API it is built on here.
+//
+// Why not the v8-compile-cache package: it replaces the module loader's
+// compile step for every CommonJS module the process loads, keeps its cache
+// in the shared temporary folder unless told otherwise (where another local
+// user could plant bytecode), and saves only when the process exits.
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import { rename, rm, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import path from "node:path";
+import vm from "node:vm";
+import { makePrivateDir } from "../private-dir.js";
+
+/** How the code cache served this load: `used` (accepted), `absent` (none yet), `rejected` (made by another V8 or with other flags). */
+export type CodeCacheStatus = "used" | "absent" | "rejected";
+
+export interface CachedRequire<T> {
+  exports: T;
+  status: CodeCacheStatus;
+  /** The cache file of this bundle, for this Node version and architecture. */
+  cacheFile: string;
+  /**
+   * Writes the code cache when it was absent or rejected (a no-op when it
+   * was used). Call it once the bundle has done its work: the cache then
+   * holds every function compiled so far, not only the top level.
+   */
+  save(): Promise<"written" | "unchanged">;
+}
+
+/**
+ * Requires `file` (a self-contained CommonJS bundle) with the code cache in
+ * `cacheDir`, a private folder (0700) made on save. The cache file is named
+ * for the bundle's content, Node's version and the architecture: V8 checks
+ * its own version and flags, but of the source only its length, so a
+ * changed bundle of the same length must never meet the old cache.
+ *
+ * The bundle must not use `import()`: V8's code cache loses what a dynamic
+ * import needs in Node 20 (scripts/bundle.ts refuses such a bundle).
+ */
+export function requireWithCodeCache<T>(file: string, cacheDir: string): CachedRequire<T> {
+  const source = readFileSync(file, "utf8");
+  const key = createHash("sha256").update(source).update(`\0${process.version}\0${process.arch}`).digest("hex").slice(0, 32);
+  const name = path.basename(file);
+  const cacheFile = path.join(cacheDir, `${name}.${key}.v8`);
+  let cachedData: Buffer | undefined;
+  try {
+    cachedData = readFileSync(cacheFile);
+  } catch {
+    // None yet (or unreadable): compile as without a cache, and save one later.
+  }
+  const script = new vm.Script(wrap(source), { filename: file, ...(cachedData ? { cachedData } : {}) });
+  const status: CodeCacheStatus = cachedData === undefined ? "absent" : script.cachedDataRejected ? "rejected" : "used";
+  const module = { exports: {} as T };
+  const run = script.runInThisContext() as (exports: T, require: NodeJS.Require, module: { exports: T }, filename: string, dirname: string) => void;
+  run(module.exports, createRequire(file), module, file, path.dirname(file));
+  return {
+    exports: module.exports,
+    status,
+    cacheFile,
+    async save() {
+      if (status === "used") return "unchanged";
+      makePrivateDir(cacheDir);
+      // Written aside and renamed: a start never reads half a cache.
+      const partial = `${cacheFile}.${process.pid}.partial`;
+      await writeFile(partial, script.createCachedData(), { mode: 0o600 });
+      await rename(partial, cacheFile);
+      // One cache per bundle: an upgraded bundle's or Node's old one, or a
+      // partial file a crash left, would otherwise stay for good.
+      for (const other of readdirSync(cacheDir)) {
+        if (other.startsWith(`${name}.`) && path.join(cacheDir, other) !== cacheFile) await rm(path.join(cacheDir, other), { force: true });
+      }
+      return "written";
+    },
+  };
+}
+
+/** The function a CommonJS module's code runs in, as Node's own loader wraps it. */
+function wrap(source: string): string {
+  return `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
+}

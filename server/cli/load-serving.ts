@@ -1,0 +1,47 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Config } from "../config/config.js";
+import type { PgliteThread } from "../db/threaded-pglite.js";
+import { spawnPgliteWorker } from "../db/pglite-worker.js";
+import { requireWithCodeCache, type CodeCacheStatus } from "./code-cache.js";
+
+type Serving = typeof import("../serving.js");
+
+export interface LoadedServing {
+  serving: Serving;
+  /** The embedded database's thread, already loading PGlite; undefined on PostgreSQL. */
+  pgliteThread: PgliteThread | undefined;
+  /** `source`: no bundle beside this module (tsx, tsc's output), loaded as ES modules without a cache. */
+  codeCache: CodeCacheStatus | "source";
+  /** Writes the code cache if this start had none it could use; see CachedRequire.save. */
+  saveCodeCache: () => Promise<"written" | "unchanged">;
+}
+
+/**
+ * Loads what `agentd serve` runs (serving.ts) and starts the embedded
+ * database's thread first, which loads PGlite on another core meanwhile.
+ *
+ * In the build and the package, serving.ts is the bundle `serving.cjs`
+ * beside this module's chunk, required with V8's code cache from
+ * `<dataDir>/code-cache`: a start then spends its time on the database and
+ * the validator, not on compiling the same code again.
+ */
+export async function loadServing(config: Pick<Config, "dataDir" | "databaseUrl">): Promise<LoadedServing> {
+  const embedded = config.databaseUrl === null;
+  const bundle = fileURLToPath(new URL("./serving.cjs", import.meta.url));
+  if (!existsSync(bundle)) {
+    const serving = await import("../serving.js");
+    return { serving, pgliteThread: embedded ? serving.startPgliteThread() : undefined, codeCache: "source", saveCodeCache: () => Promise.resolve("unchanged") };
+  }
+  // Started before the bundle loads, and handed to it in the same tick, so
+  // none of the thread's events can come before its listeners.
+  const worker = embedded ? spawnPgliteWorker() : undefined;
+  const loaded = requireWithCodeCache<Serving>(bundle, path.join(config.dataDir, "code-cache"));
+  return {
+    serving: loaded.exports,
+    pgliteThread: worker && loaded.exports.startPgliteThread(worker),
+    codeCache: loaded.status,
+    saveCodeCache: () => loaded.save(),
+  };
+}
