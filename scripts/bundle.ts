@@ -1,6 +1,8 @@
 // Bundles the two commands (`agentd`, `agentctl`) under dist/bin/, the files
 // the package's `bin` runs (`npm run build`, after tsc): an entry file each,
-// and the code they share or load later as chunks in dist/bin/chunks/.
+// and the code they share or load later as chunks in dist/bin/chunks/; and
+// the server that `agentd serve` runs, as one CommonJS file beside them
+// (chunks/serving.cjs, below).
 //
 // Why a bundle: the package installs without the dev toolchain and still runs
 // the patched express-openapi-validator (patches/), which `npm install
@@ -87,6 +89,13 @@ const { metafile: servingMetafile } = await build({
   metafile: true,
   logLevel: "warning",
 });
+// V8 holds a script's source for as long as it runs, at one byte per
+// character only if every character fits in one: half the memory of two.
+// esbuild writes the code's own non-ASCII characters as escapes (its ASCII
+// charset), but copies the few in comments as they are.
+const servingText = await readFile(serving, "utf8");
+await writeFile(serving, servingText.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`));
+
 // A dynamic import() fails in code that V8's code cache compiled (Node 20
 // loses its import callback), and esbuild leaves one, as written, for a
 // package outside the bundle: refused here, not found by a server that

@@ -5,7 +5,7 @@
 // process, V8 answers a second compile of the same source from memory and
 // never looks at the cache.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -22,6 +22,8 @@ let bundle: string;
 
 beforeEach(() => {
   dir = mkdtempSync(path.join(tmpdir(), "agentd-code-cache-"));
+  // The cache's folder is made inside an existing data directory, never with it.
+  mkdirSync(path.join(dir, "data"), { mode: 0o700 });
   cacheDir = path.join(dir, "data", "code-cache");
   bundle = path.join(dir, "bundle.cjs");
   // Enough functions that V8 has something to cache, and a require relative to the bundle.
@@ -107,11 +109,29 @@ describe("requireWithCodeCache", () => {
     expect(load().status).toBe("used");
   });
 
-  it("fails the save, not the load, where the cache cannot be written", () => {
-    // A file where the cache's folder should be.
-    writeFileSync(path.join(dir, "data"), "");
+  it("neither reads nor writes a cache in a folder others may write to", () => {
+    const first = load();
+    expect(first.saved).toBe("written");
+    chmodSync(cacheDir, 0o770);
+    const shared = load();
+    expect(shared.status).toBe("absent");
+    expect(shared.answer).toBe("first7");
+    expect(shared.saved).toMatch(/not a folder of this user's that only it may write to/);
+  });
+
+  it("makes no data directory for a cache: without one, there is none", () => {
+    rmSync(path.join(dir, "data"), { recursive: true, force: true });
     const loaded = load();
     expect(loaded.answer).toBe("first7");
-    expect(loaded.saved).toMatch(/ENOTDIR|EEXIST/);
+    expect(loaded.saved).toBe("no folder");
+    expect(existsSync(path.join(dir, "data"))).toBe(false);
+  });
+
+  it("fails the save, not the load, where the cache cannot be written", () => {
+    // A file where the cache's folder should be.
+    writeFileSync(cacheDir, "");
+    const loaded = load();
+    expect(loaded.answer).toBe("first7");
+    expect(loaded.saved).toMatch(/not a folder of this user's/);
   });
 });

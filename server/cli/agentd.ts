@@ -77,6 +77,7 @@ async function serve(): Promise<number> {
   saveCodeCache().then(
     (saved) => {
       if (saved === "written") logger.debug("code cache written");
+      if (saved === "no folder") logger.debug(`no code cache: ${config.dataDir} does not exist`);
     },
     (err: unknown) => logger.warn({ err }, "cannot write the code cache: the next start compiles the server again"),
   );

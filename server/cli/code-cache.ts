@@ -9,12 +9,11 @@
 // in the shared temporary folder unless told otherwise (where another local
 // user could plant bytecode), and saves only when the process exits.
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { rename, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import vm from "node:vm";
-import { makePrivateDir } from "../private-dir.js";
 
 /** How the code cache served this load: `used` (accepted), `absent` (none yet), `rejected` (made by another V8 or with other flags). */
 export type CodeCacheStatus = "used" | "absent" | "rejected";
@@ -25,16 +24,20 @@ export interface CachedRequire<T> {
   /** The cache file of this bundle, for this Node version and architecture. */
   cacheFile: string;
   /**
-   * Writes the code cache when it was absent or rejected (a no-op when it
-   * was used). Call it once the bundle has done its work: the cache then
-   * holds every function compiled so far, not only the top level.
+   * Writes the code cache when it was absent or rejected. Call it once the
+   * bundle has done its work: the cache then holds every function compiled
+   * so far, not only the top level. `unchanged` when it was used; `no
+   * folder` when the cache folder's parent does not exist (it is not made
+   * for a cache). Rejects when the folder is not private to this user.
    */
-  save(): Promise<"written" | "unchanged">;
+  save(): Promise<"written" | "unchanged" | "no folder">;
 }
 
 /**
  * Requires `file` (a self-contained CommonJS bundle) with the code cache in
- * `cacheDir`, a private folder (0700) made on save. The cache file is named
+ * `cacheDir`, a folder made on save (0700) inside an existing one. A cache
+ * is bytecode this process would run: it is read only from a folder of
+ * this user's that no one else may write to. The cache file is named
  * for the bundle's content, Node's version and the architecture: V8 checks
  * its own version and flags, but of the source only its length, so a
  * changed bundle of the same length must never meet the old cache.
@@ -47,11 +50,14 @@ export function requireWithCodeCache<T>(file: string, cacheDir: string): CachedR
   const key = createHash("sha256").update(source).update(`\0${process.version}\0${process.arch}`).digest("hex").slice(0, 32);
   const name = path.basename(file);
   const cacheFile = path.join(cacheDir, `${name}.${key}.v8`);
+  const folder = folderState(cacheDir);
   let cachedData: Buffer | undefined;
-  try {
-    cachedData = readFileSync(cacheFile);
-  } catch {
-    // None yet (or unreadable): compile as without a cache, and save one later.
+  if (folder === "private") {
+    try {
+      cachedData = readFileSync(cacheFile);
+    } catch {
+      // None yet (or unreadable): compile as without a cache, and save one later.
+    }
   }
   const script = new vm.Script(wrap(source), { filename: file, ...(cachedData ? { cachedData } : {}) });
   const status: CodeCacheStatus = cachedData === undefined ? "absent" : script.cachedDataRejected ? "rejected" : "used";
@@ -64,7 +70,17 @@ export function requireWithCodeCache<T>(file: string, cacheDir: string): CachedR
     cacheFile,
     async save() {
       if (status === "used") return "unchanged";
-      makePrivateDir(cacheDir);
+      try {
+        mkdirSync(cacheDir, { mode: 0o700 });
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === "ENOENT") return "no folder";
+        if (code !== "EEXIST") throw err;
+      }
+      // Checked again: it may have been made since the load.
+      if (folderState(cacheDir) !== "private") {
+        throw new Error(`${cacheDir} is not a folder of this user's that only it may write to: no code cache is read from or written to it`);
+      }
       // Written aside and renamed: a start never reads half a cache.
       const partial = `${cacheFile}.${process.pid}.partial`;
       await writeFile(partial, script.createCachedData(), { mode: 0o600 });
@@ -77,6 +93,18 @@ export function requireWithCodeCache<T>(file: string, cacheDir: string): CachedR
       return "written";
     },
   };
+}
+
+/** Whether `dir` is missing, this user's alone (no write for group or others), or not. */
+function folderState(dir: string): "missing" | "private" | "shared" {
+  let found;
+  try {
+    found = statSync(dir);
+  } catch {
+    return "missing";
+  }
+  const mine = process.getuid === undefined || found.uid === process.getuid();
+  return found.isDirectory() && mine && (found.mode & 0o022) === 0 ? "private" : "shared";
 }
 
 /** The function a CommonJS module's code runs in, as Node's own loader wraps it. */

@@ -15,7 +15,7 @@ export interface LoadedServing {
   /** `source`: no bundle beside this module (tsx, tsc's output), loaded as ES modules without a cache. */
   codeCache: CodeCacheStatus | "source";
   /** Writes the code cache if this start had none it could use; see CachedRequire.save. */
-  saveCodeCache: () => Promise<"written" | "unchanged">;
+  saveCodeCache: () => Promise<"written" | "unchanged" | "no folder">;
 }
 
 /**
@@ -25,7 +25,9 @@ export interface LoadedServing {
  * In the build and the package, serving.ts is the bundle `serving.cjs`
  * beside this module's chunk, required with V8's code cache from
  * `<dataDir>/code-cache`: a start then spends its time on the database and
- * the validator, not on compiling the same code again.
+ * the validator, not on compiling the same code again. A deployment whose
+ * data directory does not exist (PostgreSQL, its own certificate) gets no
+ * data directory for the cache's sake, and no cache.
  */
 export async function loadServing(config: Pick<Config, "dataDir" | "databaseUrl">): Promise<LoadedServing> {
   const embedded = config.databaseUrl === null;

@@ -65,7 +65,7 @@ export const VARIABLES = {
   dataDir: variable({
     name: "AGENTD_DATA_DIR",
     default: "./data",
-    description: "Folder for the embedded database, the generated certificate and the admin socket.",
+    description: "Folder for the embedded database, the generated certificate, the admin socket and the server's code cache.",
     parse: filePath,
   }),
   databaseUrl: variable({
