@@ -49,8 +49,9 @@ const { metafile } = await build({
   // serving.ts is the CommonJS bundle below; load-serving.ts imports it as
   // a module only where that bundle is not (tsx, tsc's output).
   external: [...external, "../serving.js"],
-  // The modules load when first imported, as in the unbundled code (agentd
-  // loads the HTTP stack only to serve): each entry gets its own chunks.
+  // The modules load when first imported, as in the unbundled code (an
+  // admin command loads only the database it opens): each entry gets its
+  // own chunks.
   splitting: true,
   chunkNames: "chunks/[name]-[hash]",
   // The CommonJS packages inside expect require, __filename and __dirname,
@@ -85,7 +86,9 @@ const { metafile: servingMetafile } = await build({
   // The modules find their files (the contract, the migrations, the
   // database's thread) from their own URL, which CommonJS has as __filename.
   define: { "import.meta": "__agentdImportMeta" },
-  banner: { js: 'const __agentdImportMeta = { url: require("node:url").pathToFileURL(__filename).href };' },
+  // Strict, as the ES modules it is made of: the directive must come first,
+  // before the banner's own line.
+  banner: { js: '"use strict";\nconst __agentdImportMeta = { url: require("node:url").pathToFileURL(__filename).href };' },
   metafile: true,
   logLevel: "warning",
 });
@@ -94,12 +97,14 @@ const { metafile: servingMetafile } = await build({
 // esbuild writes the code's own non-ASCII characters as escapes (its ASCII
 // charset), but copies the few in comments as they are.
 const servingText = await readFile(serving, "utf8");
+if (!servingText.startsWith('"use strict";')) throw new Error(`${path.relative(repoRoot, serving)} does not begin with "use strict"`);
 await writeFile(serving, servingText.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`));
 
-// A dynamic import() fails in code that V8's code cache compiled (Node 20
-// loses its import callback), and esbuild leaves one, as written, for a
-// package outside the bundle: refused here, not found by a server that
-// cannot start. (A computed one, such as rate-limiter-flexible's for the
+// A dynamic import() fails in the bundle: a script compiled by vm has no
+// import callback unless given one, and Node 20 loses that callback in code
+// compiled from a cache. esbuild leaves one, as written, for a package
+// outside the bundle: refused here, not found by a server that cannot
+// start. (A computed one, such as rate-limiter-flexible's for the
 // Drizzle backend we never use, is not in the metafile.)
 const dynamicImports = Object.values(servingMetafile.outputs).flatMap((output) => output.imports.filter((i) => i.kind === "dynamic-import"));
 if (dynamicImports.length > 0) {

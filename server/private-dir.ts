@@ -24,3 +24,13 @@ export function makePrivateDir(dir: string, { link = "follow" }: { link?: "follo
   if (!found.isDirectory()) throw Object.assign(new Error(`ENOTDIR: not a directory, '${dir}'`), { code: "ENOTDIR", path: dir });
   return found;
 }
+
+/**
+ * Whether `found` (an lstat or fstat) belongs to this process's user and
+ * neither its group nor others may write to it: nothing in it, or in it,
+ * can have been put there by another user.
+ */
+export function writableOnlyByUs(found: Stats): boolean {
+  const user = process.geteuid?.();
+  return (user === undefined || found.uid === user) && (found.mode & 0o022) === 0;
+}

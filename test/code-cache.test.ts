@@ -5,7 +5,7 @@
 // process, V8 answers a second compile of the same source from memory and
 // never looks at the cache.
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -109,6 +109,37 @@ describe("requireWithCodeCache", () => {
     expect(load().status).toBe("used");
   });
 
+  it("finds a cache damaged in its body, which V8 itself would run and crash on, and replaces it", () => {
+    const first = load();
+    const bytes = readFileSync(first.cacheFile);
+    // Past the digest, in the middle of V8's data.
+    const at = 32 + Math.floor((bytes.length - 32) / 2);
+    bytes[at] = bytes[at]! ^ 0xff;
+    writeFileSync(first.cacheFile, bytes);
+
+    const damaged = load();
+    expect(damaged.status).toBe("rejected");
+    expect(damaged.answer).toBe("first7");
+    expect(damaged.saved).toBe("written");
+    expect(load().status).toBe("used");
+  });
+
+  it("reads no cache through a link: neither a linked file nor a linked folder", () => {
+    const first = load();
+    const elsewhere = path.join(dir, "elsewhere");
+    mkdirSync(elsewhere, { mode: 0o700 });
+    const moved = path.join(elsewhere, path.basename(first.cacheFile));
+    renameSync(first.cacheFile, moved);
+    symlinkSync(moved, first.cacheFile);
+    expect(load().status).toBe("absent");
+
+    rmSync(cacheDir, { recursive: true, force: true });
+    symlinkSync(elsewhere, cacheDir);
+    const linked = load();
+    expect(linked.status).toBe("absent");
+    expect(linked.saved).toMatch(/not a folder of this user's alone/);
+  });
+
   it("neither reads nor writes a cache in a folder others may write to", () => {
     const first = load();
     expect(first.saved).toBe("written");
@@ -116,7 +147,7 @@ describe("requireWithCodeCache", () => {
     const shared = load();
     expect(shared.status).toBe("absent");
     expect(shared.answer).toBe("first7");
-    expect(shared.saved).toMatch(/not a folder of this user's that only it may write to/);
+    expect(shared.saved).toMatch(/not a folder of this user's alone/);
   });
 
   it("makes no data directory for a cache: without one, there is none", () => {
@@ -132,6 +163,6 @@ describe("requireWithCodeCache", () => {
     writeFileSync(cacheDir, "");
     const loaded = load();
     expect(loaded.answer).toBe("first7");
-    expect(loaded.saved).toMatch(/not a folder of this user's/);
+    expect(loaded.saved).toMatch(/not a folder of this user's alone/);
   });
 });

@@ -70,9 +70,9 @@ export async function lockDataDir(dataDir: string, { waitMs = 0 } = {}): Promise
  * architecture it has no build for), its own error lists every file it
  * tried, so this one says what that means for a deployment instead.
  *
- * Required, not imported: the serve command's bundle runs from V8's code
- * cache, where import() fails (scripts/bundle.ts), and the addon is a
- * CommonJS package anyway.
+ * Required, not imported: import() fails in the serve command's bundle,
+ * which runs as a vm script with V8's code cache (scripts/bundle.ts), and
+ * the addon is a CommonJS package anyway.
  */
 function loadLockAddon(): typeof import("fs-native-extensions").default {
   try {

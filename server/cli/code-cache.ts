@@ -7,16 +7,21 @@
 // Why not the v8-compile-cache package: it replaces the module loader's
 // compile step for every CommonJS module the process loads, keeps its cache
 // in the shared temporary folder unless told otherwise (where another local
-// user could plant bytecode), and saves only when the process exits.
+// user could plant bytecode), saves only when the process exits, and checks
+// nothing of what it reads back.
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { rename, rm, writeFile } from "node:fs/promises";
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { open, rename } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import vm from "node:vm";
+import { writableOnlyByUs } from "../private-dir.js";
 
-/** How the code cache served this load: `used` (accepted), `absent` (none yet), `rejected` (made by another V8 or with other flags). */
+/** How the code cache served this load: `used`; `absent` (none yet); `rejected` (damaged, or made by another V8 or with other flags). */
 export type CodeCacheStatus = "used" | "absent" | "rejected";
+
+/** What `save` did: `unchanged` when the cache was used; `no folder` when the cache folder's parent does not exist (it is not made for a cache). */
+export type CodeCacheSaved = "written" | "unchanged" | "no folder";
 
 export interface CachedRequire<T> {
   exports: T;
@@ -26,41 +31,42 @@ export interface CachedRequire<T> {
   /**
    * Writes the code cache when it was absent or rejected. Call it once the
    * bundle has done its work: the cache then holds every function compiled
-   * so far, not only the top level. `unchanged` when it was used; `no
-   * folder` when the cache folder's parent does not exist (it is not made
-   * for a cache). Rejects when the folder is not private to this user.
+   * so far, not only the top level. V8 makes it on this thread, at once.
+   * Rejects when the folder is not this user's alone.
    */
-  save(): Promise<"written" | "unchanged" | "no folder">;
+  save(): Promise<CodeCacheSaved>;
 }
+
+/** The cache file begins with the SHA-256 of what follows it. */
+const DIGEST_BYTES = 32;
+/** A partial file older than this was left by a crash, not written by a start now. */
+const ABANDONED_PARTIAL_MS = 10 * 60_000;
 
 /**
  * Requires `file` (a self-contained CommonJS bundle) with the code cache in
- * `cacheDir`, a folder made on save (0700) inside an existing one. A cache
- * is bytecode this process would run: it is read only from a folder of
- * this user's that no one else may write to. The cache file is named
- * for the bundle's content, Node's version and the architecture: V8 checks
- * its own version and flags, but of the source only its length, so a
- * changed bundle of the same length must never meet the old cache.
+ * `cacheDir`, a folder made on save (0700) inside an existing one.
  *
- * The bundle must not use `import()`: V8's code cache loses what a dynamic
- * import needs in Node 20 (scripts/bundle.ts refuses such a bundle).
+ * A cache is bytecode this process would run, and V8 (in Node's release
+ * builds) checks little of it: a damaged file can crash the process, and a
+ * planted one runs. So it is read only from a real folder and file that
+ * belong to this user and no one else may write to, through one open file
+ * (no link followed), and only when its own SHA-256 matches. The file is
+ * named for the bundle's content, Node's version and the architecture: V8
+ * checks its own version and flags, but of the source only its length, so
+ * a changed bundle of the same length must never meet the old cache.
+ *
+ * The bundle must not use `import()`: a script compiled by vm has no import
+ * callback unless given one, and Node 20 loses that callback in code
+ * compiled from a cache (scripts/bundle.ts refuses such a bundle).
  */
 export function requireWithCodeCache<T>(file: string, cacheDir: string): CachedRequire<T> {
   const source = readFileSync(file, "utf8");
   const key = createHash("sha256").update(source).update(`\0${process.version}\0${process.arch}`).digest("hex").slice(0, 32);
   const name = path.basename(file);
   const cacheFile = path.join(cacheDir, `${name}.${key}.v8`);
-  const folder = folderState(cacheDir);
-  let cachedData: Buffer | undefined;
-  if (folder === "private") {
-    try {
-      cachedData = readFileSync(cacheFile);
-    } catch {
-      // None yet (or unreadable): compile as without a cache, and save one later.
-    }
-  }
-  const script = new vm.Script(wrap(source), { filename: file, ...(cachedData ? { cachedData } : {}) });
-  const status: CodeCacheStatus = cachedData === undefined ? "absent" : script.cachedDataRejected ? "rejected" : "used";
+  const read = readCache(cacheDir, cacheFile);
+  const script = new vm.Script(wrap(source), { filename: file, ...(read.data ? { cachedData: read.data } : {}) });
+  const status: CodeCacheStatus = read.damaged || script.cachedDataRejected ? "rejected" : read.data ? "used" : "absent";
   const module = { exports: {} as T };
   const run = script.runInThisContext() as (exports: T, require: NodeJS.Require, module: { exports: T }, filename: string, dirname: string) => void;
   run(module.exports, createRequire(file), module, file, path.dirname(file));
@@ -77,34 +83,83 @@ export function requireWithCodeCache<T>(file: string, cacheDir: string): CachedR
         if (code === "ENOENT") return "no folder";
         if (code !== "EEXIST") throw err;
       }
-      // Checked again: it may have been made since the load.
+      // Checked again: it may have been made, or replaced, since the load.
       if (folderState(cacheDir) !== "private") {
-        throw new Error(`${cacheDir} is not a folder of this user's that only it may write to: no code cache is read from or written to it`);
+        throw new Error(`${cacheDir} is not a folder of this user's alone: no code cache is read from or written to it`);
       }
-      // Written aside and renamed: a start never reads half a cache.
-      const partial = `${cacheFile}.${process.pid}.partial`;
-      await writeFile(partial, script.createCachedData(), { mode: 0o600 });
-      await rename(partial, cacheFile);
-      // One cache per bundle: an upgraded bundle's or Node's old one, or a
-      // partial file a crash left, would otherwise stay for good.
-      for (const other of readdirSync(cacheDir)) {
-        if (other.startsWith(`${name}.`) && path.join(cacheDir, other) !== cacheFile) await rm(path.join(cacheDir, other), { force: true });
-      }
+      const data = script.createCachedData();
+      await writeDurably(cacheDir, cacheFile, [createHash("sha256").update(data).digest(), data]);
+      removeOthers(cacheDir, name, cacheFile);
       return "written";
     },
   };
 }
 
-/** Whether `dir` is missing, this user's alone (no write for group or others), or not. */
+/** The cache's bytes, when there is a sound one; `damaged` when a file is there whose digest does not match. */
+function readCache(cacheDir: string, cacheFile: string): { data?: Buffer; damaged?: boolean } {
+  if (folderState(cacheDir) !== "private") return {};
+  let fd: number;
+  try {
+    fd = openSync(cacheFile, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch {
+    // None yet, or a link in its place: compile as without a cache; a save replaces it.
+    return {};
+  }
+  try {
+    const found = fstatSync(fd);
+    if (!found.isFile() || !writableOnlyByUs(found)) return {};
+    const bytes = readFileSync(fd);
+    const data = bytes.subarray(DIGEST_BYTES);
+    const sound = bytes.length > DIGEST_BYTES && createHash("sha256").update(data).digest().equals(bytes.subarray(0, DIGEST_BYTES));
+    return sound ? { data } : { damaged: true };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Whether `dir` is missing, a real folder of this user's alone, or anything else. */
 function folderState(dir: string): "missing" | "private" | "shared" {
   let found;
   try {
-    found = statSync(dir);
+    found = lstatSync(dir);
   } catch {
     return "missing";
   }
-  const mine = process.getuid === undefined || found.uid === process.getuid();
-  return found.isDirectory() && mine && (found.mode & 0o022) === 0 ? "private" : "shared";
+  return found.isDirectory() && writableOnlyByUs(found) ? "private" : "shared";
+}
+
+/** Writes `file` aside, flushes it and renames it into place: a start never reads half a cache, even after a power cut. */
+async function writeDurably(dir: string, file: string, chunks: Uint8Array[]): Promise<void> {
+  const partial = `${file}.${process.pid}.partial`;
+  const handle = await open(partial, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o600);
+  try {
+    for (const chunk of chunks) await handle.write(chunk);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(partial, file);
+  const folder = await open(dir, constants.O_RDONLY);
+  try {
+    await folder.sync();
+  } finally {
+    await folder.close();
+  }
+}
+
+/**
+ * One cache per bundle: an upgraded bundle's or Node's old one would
+ * otherwise stay for good (two versions sharing a folder take turns), and
+ * so would a partial file a crash left; another start's partial file, still
+ * being written, is left alone.
+ */
+function removeOthers(dir: string, name: string, keep: string): void {
+  for (const other of readdirSync(dir)) {
+    if (!other.startsWith(`${name}.`)) continue;
+    const found = path.join(dir, other);
+    const stale = other.endsWith(".v8") ? found !== keep : other.endsWith(".partial") && Date.now() - statSync(found).mtimeMs > ABANDONED_PARTIAL_MS;
+    if (stale) rmSync(found, { force: true });
+  }
 }
 
 /** The function a CommonJS module's code runs in, as Node's own loader wraps it. */

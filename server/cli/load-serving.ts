@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import type { Config } from "../config/config.js";
 import type { PgliteThread } from "../db/threaded-pglite.js";
 import { spawnPgliteWorker } from "../db/pglite-worker.js";
-import { requireWithCodeCache, type CodeCacheStatus } from "./code-cache.js";
+import { requireWithCodeCache, type CodeCacheSaved, type CodeCacheStatus } from "./code-cache.js";
 
 type Serving = typeof import("../serving.js");
 
@@ -15,7 +15,7 @@ export interface LoadedServing {
   /** `source`: no bundle beside this module (tsx, tsc's output), loaded as ES modules without a cache. */
   codeCache: CodeCacheStatus | "source";
   /** Writes the code cache if this start had none it could use; see CachedRequire.save. */
-  saveCodeCache: () => Promise<"written" | "unchanged" | "no folder">;
+  saveCodeCache: () => Promise<CodeCacheSaved>;
 }
 
 /**
@@ -39,7 +39,14 @@ export async function loadServing(config: Pick<Config, "dataDir" | "databaseUrl"
   // Started before the bundle loads, and handed to it in the same tick, so
   // none of the thread's events can come before its listeners.
   const worker = embedded ? spawnPgliteWorker() : undefined;
-  const loaded = requireWithCodeCache<Serving>(bundle, path.join(config.dataDir, "code-cache"));
+  let loaded;
+  try {
+    loaded = requireWithCodeCache<Serving>(bundle, path.join(config.dataDir, "code-cache"));
+  } catch (err) {
+    // Nothing will ever talk to the thread: it must not outlive the failure.
+    await worker?.terminate();
+    throw err;
+  }
   return {
     serving: loaded.exports,
     pgliteThread: worker && loaded.exports.startPgliteThread(worker),
