@@ -27,8 +27,8 @@ export function makePrivateDir(dir: string, { link = "follow" }: { link?: "follo
 
 /**
  * Whether `found` (an lstat or fstat) belongs to this process's user and
- * neither its group nor others may write to it: nothing in it, or in it,
- * can have been put there by another user.
+ * neither its group nor others may write to it: no other user can have
+ * written the file, or put anything in the folder.
  */
 export function writableOnlyByUs(found: Stats): boolean {
   const user = process.geteuid?.();

@@ -5,6 +5,7 @@
 // process, V8 answers a second compile of the same source from memory and
 // never looks at the cache.
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -100,7 +101,9 @@ describe("requireWithCodeCache", () => {
 
   it("compiles as without a cache when V8 rejects the file, and replaces it", () => {
     const first = load();
-    writeFileSync(first.cacheFile, Buffer.alloc(4096, 7));
+    // A sound digest of data that is no cache of V8's: V8 itself refuses it.
+    const garbage = Buffer.alloc(4096, 7);
+    writeFileSync(first.cacheFile, Buffer.concat([createHash("sha256").update(garbage).digest(), garbage]));
 
     const damaged = load();
     expect(damaged.status).toBe("rejected");
@@ -122,6 +125,33 @@ describe("requireWithCodeCache", () => {
     expect(damaged.answer).toBe("first7");
     expect(damaged.saved).toBe("written");
     expect(load().status).toBe("used");
+  });
+
+  it("takes a file too short to hold its digest for a damaged one", () => {
+    const first = load();
+    writeFileSync(first.cacheFile, Buffer.alloc(32));
+    const short = load();
+    expect(short.status).toBe("rejected");
+    expect(short.saved).toBe("written");
+    expect(load().status).toBe("used");
+  });
+
+  it("reads no cache file that others may write to, and replaces it", () => {
+    const first = load();
+    chmodSync(first.cacheFile, 0o620);
+    const shared = load();
+    expect(shared.status).toBe("absent");
+    expect(shared.saved).toBe("written");
+    expect(statSync(first.cacheFile).mode & 0o777).toBe(0o600);
+    expect(load().status).toBe("used");
+  });
+
+  it("leaves no partial file behind when the cache cannot take its place", () => {
+    const first = load();
+    rmSync(first.cacheFile);
+    mkdirSync(first.cacheFile);
+    expect(load().saved).toMatch(/EISDIR|ENOTEMPTY|EEXIST/);
+    expect(readdirSync(cacheDir).filter((name) => name.endsWith(".partial"))).toEqual([]);
   });
 
   it("reads no cache through a link: neither a linked file nor a linked folder", () => {

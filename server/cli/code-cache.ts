@@ -10,14 +10,14 @@
 // user could plant bytecode), saves only when the process exits, and checks
 // nothing of what it reads back.
 import { createHash } from "node:crypto";
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { open, rename } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import vm from "node:vm";
 import { writableOnlyByUs } from "../private-dir.js";
 
-/** How the code cache served this load: `used`; `absent` (none yet); `rejected` (damaged, or made by another V8 or with other flags). */
+/** How the code cache served this load: `used`; `absent` (none yet, or none that only this user could have written); `rejected` (damaged, or made by another V8 or with other flags). */
 export type CodeCacheStatus = "used" | "absent" | "rejected";
 
 /** What `save` did: `unchanged` when the cache was used; `no folder` when the cache folder's parent does not exist (it is not made for a cache). */
@@ -100,7 +100,8 @@ function readCache(cacheDir: string, cacheFile: string): { data?: Buffer; damage
   if (folderState(cacheDir) !== "private") return {};
   let fd: number;
   try {
-    fd = openSync(cacheFile, constants.O_RDONLY | constants.O_NOFOLLOW);
+    // Non-blocking: a FIFO put in its place must not hold the start.
+    fd = openSync(cacheFile, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch {
     // None yet, or a link in its place: compile as without a cache; a save replaces it.
     return {};
@@ -133,12 +134,18 @@ async function writeDurably(dir: string, file: string, chunks: Uint8Array[]): Pr
   const partial = `${file}.${process.pid}.partial`;
   const handle = await open(partial, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o600);
   try {
-    for (const chunk of chunks) await handle.write(chunk);
-    await handle.sync();
-  } finally {
-    await handle.close();
+    try {
+      await handle.writeFile(Buffer.concat(chunks));
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(partial, file);
+  } catch (err) {
+    // Else every start that fails here (a folder in the cache's place) would leave one more.
+    rmSync(partial, { force: true });
+    throw err;
   }
-  await rename(partial, file);
   const folder = await open(dir, constants.O_RDONLY);
   try {
     await folder.sync();
@@ -154,11 +161,18 @@ async function writeDurably(dir: string, file: string, chunks: Uint8Array[]): Pr
  * being written, is left alone.
  */
 function removeOthers(dir: string, name: string, keep: string): void {
-  for (const other of readdirSync(dir)) {
-    if (!other.startsWith(`${name}.`)) continue;
-    const found = path.join(dir, other);
-    const stale = other.endsWith(".v8") ? found !== keep : other.endsWith(".partial") && Date.now() - statSync(found).mtimeMs > ABANDONED_PARTIAL_MS;
-    if (stale) rmSync(found, { force: true });
+  try {
+    for (const other of readdirSync(dir)) {
+      if (!other.startsWith(`${name}.`)) continue;
+      const found = path.join(dir, other);
+      // Gone meanwhile (another start renamed its partial file): nothing to remove.
+      const modified = lstatSync(found, { throwIfNoEntry: false })?.mtimeMs;
+      if (modified === undefined) continue;
+      const stale = other.endsWith(".v8") ? found !== keep : other.endsWith(".partial") && Date.now() - modified > ABANDONED_PARTIAL_MS;
+      if (stale) rmSync(found, { force: true });
+    }
+  } catch {
+    // Tidying only: the cache itself is written, and the next save tries again.
   }
 }
 
