@@ -64,6 +64,15 @@ function load(): Load {
   return JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" })) as Load;
 }
 
+/** The next load finds the cache as `status` says, still runs the bundle, and writes a cache that the load after it uses. */
+function expectReplaced(status: CodeCacheStatus): void {
+  const next = load();
+  expect(next.status).toBe(status);
+  expect(next.answer).toBe("first7");
+  expect(next.saved).toBe("written");
+  expect(load().status).toBe("used");
+}
+
 describe("requireWithCodeCache", () => {
   it("runs the bundle as CommonJS, with require, __filename and exports", () => {
     const loaded = load();
@@ -104,12 +113,7 @@ describe("requireWithCodeCache", () => {
     // A sound digest of data that is no cache of V8's: V8 itself refuses it.
     const garbage = Buffer.alloc(4096, 7);
     writeFileSync(first.cacheFile, Buffer.concat([createHash("sha256").update(garbage).digest(), garbage]));
-
-    const damaged = load();
-    expect(damaged.status).toBe("rejected");
-    expect(damaged.answer).toBe("first7");
-    expect(damaged.saved).toBe("written");
-    expect(load().status).toBe("used");
+    expectReplaced("rejected");
   });
 
   it("finds a cache damaged in its body, which V8 itself would run and crash on, and replaces it", () => {
@@ -119,31 +123,20 @@ describe("requireWithCodeCache", () => {
     const at = 32 + Math.floor((bytes.length - 32) / 2);
     bytes[at] = bytes[at]! ^ 0xff;
     writeFileSync(first.cacheFile, bytes);
-
-    const damaged = load();
-    expect(damaged.status).toBe("rejected");
-    expect(damaged.answer).toBe("first7");
-    expect(damaged.saved).toBe("written");
-    expect(load().status).toBe("used");
+    expectReplaced("rejected");
   });
 
   it("takes a file too short to hold its digest for a damaged one", () => {
     const first = load();
     writeFileSync(first.cacheFile, Buffer.alloc(32));
-    const short = load();
-    expect(short.status).toBe("rejected");
-    expect(short.saved).toBe("written");
-    expect(load().status).toBe("used");
+    expectReplaced("rejected");
   });
 
   it("reads no cache file that others may write to, and replaces it", () => {
     const first = load();
     chmodSync(first.cacheFile, 0o620);
-    const shared = load();
-    expect(shared.status).toBe("absent");
-    expect(shared.saved).toBe("written");
+    expectReplaced("absent");
     expect(statSync(first.cacheFile).mode & 0o777).toBe(0o600);
-    expect(load().status).toBe("used");
   });
 
   it("leaves no partial file behind when the cache cannot take its place", () => {

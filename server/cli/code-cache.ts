@@ -88,7 +88,7 @@ export function requireWithCodeCache<T>(file: string, cacheDir: string): CachedR
         throw new Error(`${cacheDir} is not a folder of this user's alone: no code cache is read from or written to it`);
       }
       const data = script.createCachedData();
-      await writeDurably(cacheDir, cacheFile, [createHash("sha256").update(data).digest(), data]);
+      await writeDurably(cacheDir, cacheFile, Buffer.concat([createHash("sha256").update(data).digest(), data]));
       removeOthers(cacheDir, name, cacheFile);
       return "written";
     },
@@ -130,12 +130,12 @@ function folderState(dir: string): "missing" | "private" | "shared" {
 }
 
 /** Writes `file` aside, flushes it and renames it into place: a start never reads half a cache, even after a power cut. */
-async function writeDurably(dir: string, file: string, chunks: Uint8Array[]): Promise<void> {
+async function writeDurably(dir: string, file: string, bytes: Buffer): Promise<void> {
   const partial = `${file}.${process.pid}.partial`;
   const handle = await open(partial, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o600);
   try {
     try {
-      await handle.writeFile(Buffer.concat(chunks));
+      await handle.writeFile(bytes);
       await handle.sync();
     } finally {
       await handle.close();
