@@ -105,7 +105,7 @@ describe("TLS version floor", () => {
 
   it("is TLS 1.2", () => {
     expect(MIN_TLS_VERSION).toBe("TLSv1.2");
-    expect(tlsServerOptions({ cert: "c", key: "k" })).toEqual({ cert: "c", key: "k", minVersion: "TLSv1.2", ciphers: CIPHERS });
+    expect(tlsServerOptions({ cert: "c", key: "k" })).toEqual({ cert: "c", key: "k", ca: [], minVersion: "TLSv1.2", ciphers: CIPHERS });
   });
 
   it("refuses a TLS 1.1 client and accepts TLS 1.2", async () => {
@@ -192,6 +192,56 @@ describe("operator-provided certificate (AGENTD_TLS_CERT / AGENTD_TLS_KEY)", () 
       expect(await handshake({ host: "127.0.0.1", port, servername: "agentd.example.com", ca: pair.cert })).toMatchObject({ ok: true });
     } finally {
       server.close();
+    }
+  });
+
+  it("a chained file (leaf, then intermediate) is served whole: a client trusting only the root verifies it", async () => {
+    // The server trusts no CAs itself (`ca: []`): the chain it presents must
+    // come from the file alone.
+    const asCa: NonNullable<Parameters<typeof generate>[1]> = {
+      keyType: "ec",
+      algorithm: "sha256",
+      extensions: [
+        { name: "basicConstraints", cA: true, critical: true },
+        { name: "keyUsage", keyCertSign: true, cRLSign: true, critical: true },
+      ],
+    };
+    const root = await generate([{ name: "commonName", value: "agentd test root" }], asCa);
+    const intermediate = await generate([{ name: "commonName", value: "agentd test intermediate" }], {
+      ...asCa,
+      ca: { key: root.private, cert: root.cert },
+    });
+    const leaf = await generate([{ name: "commonName", value: "agentd.example.com" }], {
+      keyType: "ec",
+      algorithm: "sha256",
+      ca: { key: intermediate.private, cert: intermediate.cert },
+    });
+    const dir = await freshDir();
+    const keyPath = join(dir, "leaf.key");
+    await writeFile(keyPath, leaf.private, { mode: 0o600 });
+    const client = { host: "127.0.0.1", servername: "agentd.example.com", ca: root.cert };
+
+    const chainPath = join(dir, "fullchain.pem");
+    // selfsigned ends its PEM without a newline.
+    await writeFile(chainPath, `${leaf.cert}\n${intermediate.cert}\n`);
+    const chained = await loadOrCreateCertificate({ dataDir: dir, certPath: chainPath, keyPath });
+    const withChain = await listen(tlsServerOptions(chained));
+    try {
+      expect(await handshake({ ...client, port: withChain.port })).toMatchObject({ ok: true });
+    } finally {
+      withChain.server.close();
+    }
+
+    // The leaf alone: the client lacks the intermediate, so the check above
+    // really depends on what the server sends.
+    const leafPath = join(dir, "leaf.pem");
+    await writeFile(leafPath, leaf.cert);
+    const alone = await loadOrCreateCertificate({ dataDir: dir, certPath: leafPath, keyPath });
+    const withoutChain = await listen(tlsServerOptions(alone));
+    try {
+      expect(await handshake({ ...client, port: withoutChain.port })).toEqual({ ok: false, code: "UNABLE_TO_VERIFY_LEAF_SIGNATURE" });
+    } finally {
+      withoutChain.server.close();
     }
   });
 

@@ -48,7 +48,18 @@ export const CIPHERS = [
 
 /** The options every HTTPS listener of the service uses. */
 export function tlsServerOptions(material: Pick<CertificateMaterial, "cert" | "key">): TlsOptions & SecureContextOptions {
-  return { cert: material.cert, key: material.key, minVersion: MIN_TLS_VERSION, ciphers: CIPHERS };
+  return {
+    cert: material.cert,
+    key: material.key,
+    // No trusted CAs. A server uses them only to verify client certificates,
+    // which it never asks for; the chain it presents is the certificate
+    // file's own. Without `ca`, Node builds its store of public root
+    // certificates at the first TLS context, on the main thread, at every
+    // start (docs/performance.md).
+    ca: [],
+    minVersion: MIN_TLS_VERSION,
+    ciphers: CIPHERS,
+  };
 }
 
 /**
