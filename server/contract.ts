@@ -19,6 +19,9 @@ export type { ValidateFunction };
 /** A parsed OpenAPI document, as plain JSON. */
 export type OpenApiDocument = Record<string, unknown>;
 
+/** The keys of a path item that are operations. */
+export const OPERATION_METHODS: readonly string[] = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
+
 /**
  * openapi.yaml sits at the repository root, whether this module runs from
  * server/ (tests, tsx) or dist/server/ (compiled): look upwards for it rather

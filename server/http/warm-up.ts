@@ -15,7 +15,7 @@
 import type { Express, Request, RequestHandler } from "express";
 import type { SecurityHandlers } from "express-openapi-validator/dist/framework/types.js";
 import { inject } from "light-my-request";
-import type { OpenApiDocument } from "../contract.js";
+import { OPERATION_METHODS, type OpenApiDocument } from "../contract.js";
 
 const WARM_UP = Symbol("agentd.warm-up");
 
@@ -42,8 +42,6 @@ export const stopWarmUp: RequestHandler = (req, res, next) => {
   if (isWarmUp(req)) res.status(204).end();
   else next();
 };
-
-const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 
 interface Parameter {
   in?: string;
@@ -74,7 +72,7 @@ function warmUpRequests(document: OpenApiDocument, basePath: string): { method: 
   const requests: { method: string; url: string; contentType: string | null }[] = [];
   for (const [template, item] of Object.entries((document.paths ?? {}) as Record<string, Record<string, Operation>>)) {
     for (const [method, operation] of Object.entries(item)) {
-      if (!METHODS.includes(method)) continue;
+      if (!OPERATION_METHODS.includes(method)) continue;
       // Each path parameter gets its example from the contract, so the request is valid and goes through every check.
       const parameters = (operation.parameters ?? []).map((parameter) => resolved(document, parameter));
       const examples = new Map(parameters.filter((p) => p?.in === "path").map((p) => [p.name, p.example]));
