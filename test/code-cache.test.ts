@@ -81,6 +81,13 @@ describe("requireWithCodeCache", () => {
     expect(loaded.where).toBe(bundle);
   });
 
+  it("reads a bundle that is not all ASCII as UTF-8, with and without its cache", () => {
+    // The shipped bundle is ASCII and is read as Latin-1, the same string made faster.
+    writeBundle("héllo ✓");
+    expect(load()).toMatchObject({ status: "absent", answer: "héllo ✓7" });
+    expect(load()).toMatchObject({ status: "used", answer: "héllo ✓7" });
+  });
+
   it("has no cache on the first load and writes one, private; the next load uses it", () => {
     const first = load();
     expect(first.status).toBe("absent");

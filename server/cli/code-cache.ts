@@ -9,6 +9,7 @@
 // in the shared temporary folder unless told otherwise (where another local
 // user could plant bytecode), saves only when the process exits, and checks
 // nothing of what it reads back.
+import { isAscii } from "node:buffer";
 import { createHash } from "node:crypto";
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { open, rename } from "node:fs/promises";
@@ -60,8 +61,11 @@ const ABANDONED_PARTIAL_MS = 10 * 60_000;
  * compiled from a cache (scripts/bundle.ts refuses such a bundle).
  */
 export function requireWithCodeCache<T>(file: string, cacheDir: string): CachedRequire<T> {
-  const source = readFileSync(file, "utf8");
-  const key = createHash("sha256").update(source).update(`\0${process.version}\0${process.arch}`).digest("hex").slice(0, 32);
+  const bytes = readFileSync(file);
+  const key = createHash("sha256").update(bytes).update(`\0${process.version}\0${process.arch}`).digest("hex").slice(0, 32);
+  // The bundle is ASCII (scripts/bundle.ts escapes the rest): read as
+  // Latin-1 it is the same string, made without decoding UTF-8.
+  const source = isAscii(bytes) ? bytes.toString("latin1") : bytes.toString("utf8");
   const name = path.basename(file);
   const cacheFile = path.join(cacheDir, `${name}.${key}.v8`);
   const read = readCache(cacheDir, cacheFile);
