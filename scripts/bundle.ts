@@ -22,6 +22,7 @@ import { readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { build } from "esbuild";
 import { repoRoot } from "../devkit/root.js";
+import { buildContract, CONTRACT_PATH } from "../server/contract.js";
 
 const outdir = path.join(repoRoot, "dist", "bin");
 
@@ -31,6 +32,11 @@ const external = [
   // pg's optional native binding, loaded only when asked for (we never do); not installed.
   "pg-native",
 ];
+
+// openapi.yaml parsed once here, for the bundles to carry: contract.ts uses
+// the parse while openapi.yaml is still the text it came from.
+// (A string: esbuild would wrap an object in an initialiser that every module calls.)
+const builtContract = { AGENTD_BUILT_CONTRACT: JSON.stringify(buildContract(await readFile(CONTRACT_PATH, "utf8"))) };
 
 // A fresh folder: chunk names carry hashes, and old chunks would ship too.
 await rm(outdir, { recursive: true, force: true });
@@ -54,6 +60,7 @@ const { metafile } = await build({
   // own chunks.
   splitting: true,
   chunkNames: "chunks/[name]-[hash]",
+  define: builtContract,
   // The CommonJS packages inside expect require, __filename and __dirname,
   // which an ES module does not have.
   banner: {
@@ -85,7 +92,7 @@ const { metafile: servingMetafile } = await build({
   external,
   // The modules find their files (the contract, the migrations, the
   // database's thread) from their own URL, which CommonJS has as __filename.
-  define: { "import.meta": "__agentdImportMeta" },
+  define: { "import.meta": "__agentdImportMeta", ...builtContract },
   // Strict, as the ES modules it is made of: the directive must come first,
   // before the banner's own line.
   banner: { js: '"use strict";\nconst __agentdImportMeta = { url: require("node:url").pathToFileURL(__filename).href };' },

@@ -1,6 +1,8 @@
-import { fileURLToPath } from "node:url";
-import path from "node:path";
+import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { isDeepStrictEqual } from "node:util";
 import _Ajv2020 from "ajv/dist/2020.js";
 import type { ValidateFunction } from "ajv/dist/2020.js";
 import _addFormats from "ajv-formats";
@@ -37,8 +39,44 @@ export function findContract(from: string = path.dirname(fileURLToPath(import.me
 
 export const CONTRACT_PATH = findContract();
 
+/** openapi.yaml parsed at build time, with the SHA-256 of the text it was parsed from. */
+export interface BuiltContract {
+  sha256: string;
+  document: OpenApiDocument;
+}
+
+/**
+ * The bundles (scripts/bundle.ts) define this as their BuiltContract in JSON,
+ * which V8 parses many times faster than js-yaml parses YAML; elsewhere (tsx,
+ * tsc's output) it is not defined at all.
+ */
+declare const AGENTD_BUILT_CONTRACT: string | undefined;
+
+function sha256(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+/** `text` (openapi.yaml) parsed, as the bundles carry it: in JSON, which must hold the same document. */
+export function buildContract(text: string): string {
+  const document = load(text);
+  const json = JSON.stringify({ sha256: sha256(text), document });
+  if (!isDeepStrictEqual((JSON.parse(json) as BuiltContract).document, document)) {
+    throw new Error("openapi.yaml parses to values that JSON does not keep (a date, .nan or .inf?)");
+  }
+  return json;
+}
+
+/**
+ * openapi.yaml, parsed. A bundle carries the parse it was built with and
+ * uses it while the file is still the text it was parsed from: every start
+ * and admin command would otherwise parse the YAML again. A file changed
+ * since is parsed as it is now.
+ */
 export function readContract(file: string = CONTRACT_PATH): OpenApiDocument {
-  return load(readFileSync(file, "utf8")) as OpenApiDocument;
+  const text = readFileSync(file, "utf8");
+  const built = typeof AGENTD_BUILT_CONTRACT === "undefined" ? undefined : (JSON.parse(AGENTD_BUILT_CONTRACT) as BuiltContract);
+  if (built !== undefined && built.sha256 === sha256(text)) return built.document;
+  return load(text) as OpenApiDocument;
 }
 
 /** openapi.yaml as parsed once at start-up, for what the server reads of it besides the validator (base path, release). */

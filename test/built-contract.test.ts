@@ -1,0 +1,62 @@
+// The parse of openapi.yaml that the bundles carry (scripts/bundle.ts
+// defines it, server/contract.ts reads it): used only while openapi.yaml is
+// the text it was parsed from. The module is bundled here with esbuild as
+// bundle.ts does it, beside a copy of the contract; the carried document is
+// marked, so the test sees which of the two readContract returns.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { build } from "esbuild";
+import { afterAll, describe, expect, it } from "vitest";
+import { repoRoot } from "../devkit/root.js";
+import { buildContract, CONTRACT_PATH, readContract, type BuiltContract } from "../server/contract.js";
+
+const dir = mkdtempSync(path.join(tmpdir(), "agentd-built-contract-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("the contract a bundle carries", () => {
+  it("is the document of the text it was parsed from, in JSON", () => {
+    const text = readFileSync(CONTRACT_PATH, "utf8");
+    const built = JSON.parse(buildContract(text)) as BuiltContract;
+    expect(built.document).toEqual(readContract());
+    expect(built.sha256).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("refuses a contract that JSON cannot carry as parsed", () => {
+    // js-yaml reads an unquoted date as a Date, which JSON would turn into a string.
+    expect(() => buildContract("openapi: 3.1.0\nx-released: 2026-11-26\n")).toThrow(/JSON does not keep/);
+  });
+
+  it("is used while openapi.yaml is unchanged, and a changed file is parsed as it is", async () => {
+    const text = readFileSync(CONTRACT_PATH, "utf8");
+    const contract = path.join(dir, "openapi.yaml");
+    writeFileSync(contract, text);
+    const built = JSON.parse(buildContract(text)) as BuiltContract;
+    const marked: BuiltContract = { ...built, document: { ...built.document, "x-parsed": "at build time" } };
+    const bundle = path.join(dir, "contract.mjs");
+    await build({
+      entryPoints: [path.join(repoRoot, "server", "contract.ts")],
+      outfile: bundle,
+      bundle: true,
+      platform: "node",
+      target: "node20",
+      format: "esm",
+      define: { AGENTD_BUILT_CONTRACT: JSON.stringify(JSON.stringify(marked)) },
+      // Ajv's CommonJS needs require, as in bundle.ts.
+      banner: { js: 'import { createRequire } from "node:module"; const require = createRequire(import.meta.url);' },
+      logLevel: "warning",
+    });
+    const bundled = (await import(pathToFileURL(bundle).href)) as typeof import("../server/contract.js");
+
+    // The bundle finds the copy beside it, and takes the carried parse for it.
+    expect(bundled.CONTRACT_PATH).toBe(contract);
+    expect(bundled.CONTRACT["x-parsed"]).toBe("at build time");
+
+    writeFileSync(contract, `${text}x-changed: after the build\n`);
+    const now = bundled.readContract(contract);
+    expect(now["x-parsed"]).toBeUndefined();
+    expect(now["x-changed"]).toBe("after the build");
+    expect({ ...now, "x-changed": undefined }).toEqual({ ...readContract(), "x-changed": undefined });
+  });
+});
