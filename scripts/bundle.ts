@@ -34,9 +34,10 @@ const external = [
 ];
 
 // openapi.yaml parsed once here, for the bundles to carry: contract.ts uses
-// the parse while openapi.yaml is still the text it came from.
-// (A string: esbuild would wrap an object in an initialiser that every module calls.)
-const builtContract = { AGENTD_BUILT_CONTRACT: JSON.stringify(buildContract(await readFile(CONTRACT_PATH, "utf8"))) };
+// the parse while openapi.yaml is still the text it came from. (Strings:
+// esbuild would wrap an object in an initialiser that every module calls.)
+const contract = buildContract(await readFile(CONTRACT_PATH, "utf8"));
+const builtContract = { BUILT_CONTRACT_SHA256: JSON.stringify(contract.sha256), BUILT_CONTRACT_JSON: JSON.stringify(contract.json) };
 
 // A fresh folder: chunk names carry hashes, and old chunks would ship too.
 await rm(outdir, { recursive: true, force: true });
@@ -106,6 +107,16 @@ const { metafile: servingMetafile } = await build({
 const servingText = await readFile(serving, "utf8");
 if (!servingText.startsWith('"use strict";')) throw new Error(`${path.relative(repoRoot, serving)} does not begin with "use strict"`);
 await writeFile(serving, servingText.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`));
+
+// Every output holding contract.ts must carry the parsed contract, or its
+// starts would parse the YAML again without anyone noticing.
+const contractOutputs = [...Object.entries(metafile.outputs), ...Object.entries(servingMetafile.outputs)]
+  .filter(([, output]) => Object.keys(output.inputs).some((input) => input.endsWith("server/contract.ts")))
+  .map(([file]) => path.resolve(file));
+if (contractOutputs.length < 2) throw new Error(`contract.ts is in ${contractOutputs.length} of the outputs, expected the commands' chunks and serving.cjs`);
+for (const file of contractOutputs) {
+  if (!(await readFile(file, "utf8")).includes(contract.sha256)) throw new Error(`${path.relative(repoRoot, file)} does not carry the parsed contract`);
+}
 
 // A dynamic import() fails in the bundle: a script compiled by vm has no
 // import callback unless given one, and Node 20 loses that callback in code

@@ -6,9 +6,10 @@ import { isDeepStrictEqual } from "node:util";
 import _Ajv2020 from "ajv/dist/2020.js";
 import type { ValidateFunction } from "ajv/dist/2020.js";
 import _addFormats from "ajv-formats";
-// js-yaml, not yaml (which the scripts use to write YAML): it loads and parses
-// the contract in much less time, which every start of the server and of
-// each admin command pays.
+// js-yaml, not yaml (which the scripts use to write YAML): it parses the
+// contract in much less time. The bundles parse it at build time instead
+// (BUILT_CONTRACT_JSON below); a start pays for it under tsx or tsc's
+// output, or once openapi.yaml has changed since the build.
 import { load } from "js-yaml";
 
 // Both packages are CommonJS; under NodeNext their default export is the
@@ -39,31 +40,34 @@ export function findContract(from: string = path.dirname(fileURLToPath(import.me
 
 export const CONTRACT_PATH = findContract();
 
-/** openapi.yaml parsed at build time, with the SHA-256 of the text it was parsed from. */
+/** openapi.yaml parsed at build time: the SHA-256 of its text, and the document in JSON. */
 export interface BuiltContract {
   sha256: string;
-  document: OpenApiDocument;
+  json: string;
 }
 
-/**
- * The bundles (scripts/bundle.ts) define this as their BuiltContract in JSON,
- * which V8 parses many times faster than js-yaml parses YAML; elsewhere (tsx,
- * tsc's output) it is not defined at all.
- */
-declare const AGENTD_BUILT_CONTRACT: string | undefined;
+// The bundles (scripts/bundle.ts) define these as the BuiltContract they
+// were built with: JSON, which V8 parses many times faster than js-yaml
+// parses YAML. Elsewhere (tsx, tsc's output) they are not defined at all.
+declare const BUILT_CONTRACT_SHA256: string | undefined;
+declare const BUILT_CONTRACT_JSON: string | undefined;
 
 function sha256(text: string): string {
   return createHash("sha256").update(text).digest("hex");
 }
 
-/** `text` (openapi.yaml) parsed, as the bundles carry it: in JSON, which must hold the same document. */
-export function buildContract(text: string): string {
+/**
+ * `text` (openapi.yaml) parsed, as the bundles carry it. Its JSON must hold
+ * the same document. (A YAML alias, one object in two places, would come
+ * back as two equal copies; nothing here tells them apart.)
+ */
+export function buildContract(text: string): BuiltContract {
   const document = load(text);
-  const json = JSON.stringify({ sha256: sha256(text), document });
-  if (!isDeepStrictEqual((JSON.parse(json) as BuiltContract).document, document)) {
+  const json = JSON.stringify(document);
+  if (!isDeepStrictEqual(JSON.parse(json), document)) {
     throw new Error("openapi.yaml parses to values that JSON does not keep (a date, .nan or .inf?)");
   }
-  return json;
+  return { sha256: sha256(text), json };
 }
 
 /**
@@ -74,8 +78,9 @@ export function buildContract(text: string): string {
  */
 export function readContract(file: string = CONTRACT_PATH): OpenApiDocument {
   const text = readFileSync(file, "utf8");
-  const built = typeof AGENTD_BUILT_CONTRACT === "undefined" ? undefined : (JSON.parse(AGENTD_BUILT_CONTRACT) as BuiltContract);
-  if (built !== undefined && built.sha256 === sha256(text)) return built.document;
+  if (typeof BUILT_CONTRACT_SHA256 === "string" && typeof BUILT_CONTRACT_JSON === "string" && BUILT_CONTRACT_SHA256 === sha256(text)) {
+    return JSON.parse(BUILT_CONTRACT_JSON) as OpenApiDocument;
+  }
   return load(text) as OpenApiDocument;
 }
 
