@@ -44,10 +44,10 @@ function pinned(command: string, args: string[], core: number | null): [string, 
 
 /**
  * `env` without NODE_EXTRA_CA_CERTS. Where it is set (some sandboxes and
- * corporate machines set it), every Node process reads that file and builds
- * its store of trusted CAs as it starts, a cost a deployment without it does
- * not pay: it would add the same milliseconds to the server's cold start and
- * to PGlite alone's, flattering their ratio.
+ * corporate machines set it), Node 20 reads that file and builds its store
+ * of trusted CAs as every process starts, a cost a deployment without it
+ * does not pay: it would add the same milliseconds to the server's cold
+ * start and to PGlite alone's, flattering their ratio.
  */
 function withoutExtraCaCerts(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const { NODE_EXTRA_CA_CERTS: _ignored, ...rest } = env;

@@ -81,7 +81,7 @@ export const VARIABLES = {
     default: null,
     unset: null,
     description:
-      "PEM certificate file; set together with AGENTD_TLS_KEY. When both are unset a self-signed certificate for localhost is generated into AGENTD_DATA_DIR/tls.",
+      "PEM certificate file: the server's certificate, then its intermediates (the server sends exactly this chain); set together with AGENTD_TLS_KEY. When both are unset a self-signed certificate for localhost is generated into AGENTD_DATA_DIR/tls.",
     parse: filePath,
   }),
   tlsKey: variable({

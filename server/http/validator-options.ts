@@ -42,7 +42,8 @@ export function validatorOptions(config: Pick<Config, "validateResponses">, hand
  * Everything a request is checked against stays as it is: paths and their
  * parameters, request bodies, security, schemas, and the operations' own
  * fields (`x-required-acl`, read by auth.ts from the matched operation).
- * `document` itself is not changed.
+ * `document` itself is not changed, but the result shares its objects: it
+ * is for the validator, which works on a deep copy of what it is given.
  */
 export function validatorContract(document: OpenApiDocument, validateResponses: boolean): OpenApiDocument {
   const { webhooks: _webhooks, ...rest } = document;
