@@ -32,6 +32,7 @@ import {
   writeCertificate,
   type OperationName,
 } from "./fixtures.js";
+import { codeCacheDir } from "../server/cli/load-serving.js";
 import { BASE_PATH } from "../server/contract.js";
 import { freePort } from "../devkit/ports.js";
 import { pristineValidator, type PristineValidator } from "../devkit/pristine-validator.js";
@@ -168,7 +169,7 @@ async function coldStarts(ctx: BenchContext, core: number | null, dataDir: strin
   // A deployment's restarts find the code cache its first start wrote
   // (server/cli/code-cache.ts): measured apart, that first start does not
   // count among them.
-  const cacheDir = path.join(dataDir, "code-cache");
+  const cacheDir = codeCacheDir(dataDir);
   const hasCache = () => existsSync(cacheDir) && readdirSync(cacheDir).some((name) => name.endsWith(".v8"));
   const firstMs = hasCache() ? null : await start();
   if (!hasCache()) throw new Error(`the first start wrote no code cache in ${cacheDir} (see cold-start.log)`);

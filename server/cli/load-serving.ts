@@ -18,6 +18,11 @@ export interface LoadedServing {
   saveCodeCache: () => Promise<CodeCacheSaved>;
 }
 
+/** Where the serve command keeps the server's code cache. */
+export function codeCacheDir(dataDir: string): string {
+  return path.join(dataDir, "code-cache");
+}
+
 /**
  * Loads what `agentd serve` runs (serving.ts) and starts the embedded
  * database's thread first, which loads PGlite on another core meanwhile.
@@ -41,7 +46,7 @@ export async function loadServing(config: Pick<Config, "dataDir" | "databaseUrl"
   const worker = embedded ? spawnPgliteWorker() : undefined;
   let loaded;
   try {
-    loaded = requireWithCodeCache<Serving>(bundle, path.join(config.dataDir, "code-cache"));
+    loaded = requireWithCodeCache<Serving>(bundle, codeCacheDir(config.dataDir));
   } catch (err) {
     // Nothing will ever talk to the thread: it must not outlive the failure.
     await worker?.terminate();
