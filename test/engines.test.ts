@@ -1,6 +1,5 @@
-// Every package the lock installs supports the Node.js versions the project
-// declares (package.json's engines, from the lowest it admits) and the one
-// running the tests. A dependency whose engines leave them out may work
+// Every package the lock installs supports the lowest Node.js version the
+// project declares (package.json's engines) and the one running the tests. A dependency whose engines leave them out may work
 // today only by chance, and `npm ci` warns about it (EBADENGINE): its line
 // must be pinned to one that still supports them (README, Toolchain).
 import { readFileSync } from "node:fs";
@@ -21,7 +20,8 @@ function unsupported(packages: Record<string, LockEntry>, versions: string[]): s
     // An old form (an array of strings) that npm itself no longer checks.
     const range = Array.isArray(entry.engines) ? undefined : entry.engines?.node;
     if (where === "" || range === undefined) continue;
-    const left = versions.filter((version) => !semver.satisfies(version, range));
+    // As npm checks engines: a release candidate counts as its version.
+    const left = versions.filter((version) => !semver.satisfies(version, range, { includePrerelease: true }));
     if (left.length > 0) found.push(`${where}@${entry.version ?? "?"} needs node ${range}, not ${left.join(" or ")}`);
   }
   return found;
@@ -35,7 +35,7 @@ describe("Node.js versions of the dependencies", () => {
 
   it("every package in the lock supports the lowest Node.js the project declares and the one running", () => {
     expect(lowest).toBeDefined();
-    expect(semver.satisfies(process.versions.node, manifest.engines.node)).toBe(true);
+    expect(semver.satisfies(process.versions.node, manifest.engines.node, { includePrerelease: true })).toBe(true);
     expect(unsupported(lock.packages, [lowest!, process.versions.node])).toEqual([]);
   });
 
