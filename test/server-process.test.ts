@@ -1,7 +1,7 @@
 // `agentd` as an operator runs it: real child processes on a real data
 // directory, talking HTTPS, with the admin CLI beside them.
 import { X509Certificate } from "node:crypto";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import net, { type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -17,6 +17,7 @@ import { SUITE_AGENTS, suiteAgents } from "./helpers/agents.js";
 import { ownDataDir } from "./helpers/data-dir.js";
 import { callHttps } from "./helpers/https.js";
 import { freePort } from "../devkit/ports.js";
+import { repoRoot } from "../devkit/root.js";
 import { freshPostgres, postgresTestUrl, type TestDatabase } from "./helpers/databases.js";
 import { runAgentd, spawnAgentd, type AgentdProcess } from "./helpers/process.js";
 import { ADMIN_TOKEN, startTestServer, type TestServer } from "./helpers/server.js";
@@ -356,6 +357,32 @@ describe("the serve command's code cache", () => {
     writeFileSync(path.join(cacheDir, files[0]!), Buffer.alloc(65_536, 7));
     expect(await start()).toBe("rejected");
     expect(await start()).toBe("used");
+  });
+
+  it("is not used where no bundle is built: the compiler's own output serves from the modules themselves, embedded database and all", async () => {
+    // dist/server/ is tsc's output, with no serving.cjs beside its
+    // load-serving.js: what a build without the bundle step leaves.
+    const compiled = path.join(repoRoot, "dist", "server", "cli", "agentd.js");
+    expect(existsSync(path.join(path.dirname(compiled), "serving.cjs"))).toBe(false);
+    const ownDir = mkdtempSync(path.join(tmpdir(), "agentd-source-"));
+    try {
+      const served = await spawnAgentd(
+        { AGENTD_DATA_DIR: ownDir, AGENTD_LOG_LEVEL: "debug", AGENTD_ADMIN_TOKEN: ADMIN_TOKEN },
+        { cwd: ownDir, cli: compiled },
+      );
+      try {
+        const paused = await served.call("POST", `/agents/by-number/${DEMO_AGENTS[0]!.number}/pause`, { token: ADMIN_TOKEN, body: { reason: "lunch" } });
+        expect(paused.status, paused.text).toBe(204);
+        const agent = await served.call("GET", `/agents/by-number/${DEMO_AGENTS[0]!.number}`, { token: ADMIN_TOKEN });
+        expect(agent.json).toMatchObject({ paused: true, paused_reason: "lunch" });
+        expect(/"codeCache":"(\w+)"/.exec(served.logs())?.[1]).toBe("source");
+      } finally {
+        await served.kill("SIGTERM");
+      }
+      expect(existsSync(path.join(ownDir, "code-cache"))).toBe(false);
+    } finally {
+      rmSync(ownDir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -71,11 +71,17 @@ function agentdEnv(defaults: Record<string, string>, env: Record<string, string>
  */
 export async function spawnAgentd(
   env: Record<string, string>,
-  options: { cwd: string; /** Starts the process under `ulimit -n` this many open files. */ fileLimit?: number },
+  options: {
+    cwd: string;
+    /** Starts the process under `ulimit -n` this many open files. */
+    fileLimit?: number;
+    /** The command's script, if not the bundled one (dist/bin/agentd.js). */
+    cli?: string;
+  },
 ): Promise<AgentdProcess> {
   const childEnv = agentdEnv({ AGENTD_PORT: "0", AGENTD_OPS_PORT: "0", AGENTD_DRAIN_DELAY: "0", AGENTD_LOG_LEVEL: "warn", AGENTD_RATE_LIMIT: "0" }, env);
 
-  const node = [process.execPath, CLI, "serve"];
+  const node = [process.execPath, options.cli ?? CLI, "serve"];
   // sh sets the limit, then becomes node (exec): the pid stays the server's.
   const [command, ...args] =
     options.fileLimit === undefined ? node : ["/bin/sh", "-c", `ulimit -n ${options.fileLimit} && exec "$0" "$@"`, ...node];
