@@ -1,7 +1,9 @@
 // npm run contract:gate: the one command a reviewer runs on a contract change.
 // It fails, printing each finding (what, where, why), when
 //   - a published release is no longer what openapi.yaml derives for it
-//     (prose aside), e.g. a new element without x-since;
+//     (prose aside), e.g. a new element without x-since; or the record
+//     around them is off: releases/CHANGELOG.md not what they derive,
+//     info.version not the newest listed release;
 //   - openapi.yaml, taken as the next release, would break a client of the
 //     latest published release (redocly diff, plus the plugin's own rules).
 // `--only frozen` or `--only breaking` runs one of the two checks (the

@@ -4,6 +4,8 @@
 // broken copies of the project in temporary directories: each breaking change of the issue must
 // fail it with a finding that names it, each harmless one must pass, and a
 // configuration that turns redocly diff's rules off must not pass silently.
+import { readFile, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repoRoot } from "../devkit/root.js";
 import { run, type RunResult } from "../devkit/run.js";
@@ -295,8 +297,43 @@ describe("the frozen-release check", () => {
       d.components.schemas.AgentStatus.properties.logged.description = "Logged in or not (reworded).";
       d.components.examples.AgentLoggedIn.value.context = "other-wording";
     });
+    // The changelog, the frozen files' own diffs, shows the new wording: rewritten, as it always is.
+    expect((await copy.run("release", ["--changelog"])).code).toBe(0);
     const gate = await copy.run("contract-gate");
     expect(gate.code, show(gate)).toBe(0);
+  });
+
+  it("fails on a hand-edited changelog, and on the newest release unpublished without rewriting it", async () => {
+    const edited = await fresh();
+    const changelog = path.join(edited.dir, "releases", "CHANGELOG.md");
+    const text = await readFile(changelog, "utf8");
+    expect(text).toContain("**breaking**");
+    await writeFile(changelog, text.replace("**breaking**", "non-breaking"));
+    const gate = await edited.run("contract-gate", ["--only", "frozen"]);
+    expect(gate.code, show(gate)).toBe(1);
+    expect(gate.stdout).toContain("✗ releases/CHANGELOG.md is not what the published releases derive");
+    expect(gate.stdout).toContain("npm run release -- --changelog rewrites it");
+    // Rewriting it is the fix.
+    expect((await edited.run("release", ["--changelog"])).code).toBe(0);
+    expect((await edited.run("contract-gate", ["--only", "frozen"])).code).toBe(0);
+
+    // Nothing else tells that the newest published release is gone: a release
+    // listed but not frozen may just not have shipped yet.
+    const unpublished = await fresh();
+    await rm(path.join(unpublished.dir, "releases", "openapi-17.05.yaml"));
+    const after = await unpublished.run("contract-gate", ["--only", "frozen"]);
+    expect(after.code, show(after)).toBe(1);
+    expect(after.stdout).toContain("✗ releases/CHANGELOG.md is not what the published releases derive");
+  });
+
+  it("fails when info.version is not the newest release of info.x-releases", async () => {
+    const copy = await fresh();
+    await addRelease(copy, "18.01", "Nothing yet.");
+    await copy.editContract((d) => (d.info.version = "17.05"));
+    const gate = await copy.run("contract-gate", ["--only", "frozen"]);
+    expect(gate.code, show(gate)).toBe(1);
+    expect(gate.stdout).toContain('✗ info.version is "17.05", but the newest release of info.x-releases is 18.01');
+    expect(gate.stdout).toContain('set info.version to "18.01"');
   });
 
   it("passes again once the record is corrected on purpose with release --amend, which prints the difference", async () => {

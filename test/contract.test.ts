@@ -5,6 +5,7 @@
 // shown to be able to fail. Lint, type check, generate:check and the gate of
 // the repository itself are `npm run check`, which .ci/run runs once beside
 // the tests.
+import { existsSync } from "node:fs";
 import { cp, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -480,5 +481,24 @@ describe("the checks catch a broken contract", () => {
     const result = await exec("npm", ["run", "--silent", "generate:check"], dir);
     expect(result.code).not.toBe(0);
     expect(result.stderr).toMatch(/out of date with openapi\.yaml or releases\/: generated\/releases\/15\.18\.ts$/m);
+  });
+
+  it("generate removes a release's types left behind once its frozen file is gone, as generate:check asks", async () => {
+    const dir = await scratchDir();
+    for (const entry of ["scripts", "devkit", "plugins", "generated", "releases", "openapi.yaml", "package.json"]) {
+      await cp(path.join(repoRoot, entry), path.join(dir, entry), { recursive: true });
+    }
+    await symlink(path.join(repoRoot, "node_modules"), path.join(dir, "node_modules"), "dir");
+    await rm(path.join(dir, "releases", "openapi-17.05.yaml"));
+    const check = await exec("npm", ["run", "--silent", "generate:check"], dir);
+    expect(check.code).not.toBe(0);
+    expect(check.stderr).toMatch(/: generated\/releases\/17\.05\.ts\nrun `npm run generate`/);
+    // The generated/ half of `npm run generate` (the other writes .env.example from server/, not copied here).
+    const generate = await exec(process.execPath, ["--import", "tsx", path.join("scripts", "generate.ts")], dir);
+    expect(generate.code, generate.stderr).toBe(0);
+    expect(existsSync(path.join(dir, "generated", "releases", "17.05.ts"))).toBe(false);
+    expect(existsSync(path.join(dir, "generated", "releases", "15.19.ts"))).toBe(true);
+    const again = await exec(process.execPath, ["--import", "tsx", path.join("scripts", "generate-check.ts")], dir);
+    expect(again.code, again.stderr).toBe(0);
   });
 });

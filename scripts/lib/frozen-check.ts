@@ -3,11 +3,15 @@
 // release today. Both go through the plugin's prose-free decorator, so
 // descriptions, summaries and the wording of examples do not count; what is
 // left (paths, operations, parameters, schemas and constraints, security,
-// servers, responses) must match exactly.
+// servers, responses) must match exactly. The record around them is checked
+// too: the set of published releases, info.version, and the changelog.
+import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { load } from "js-yaml";
 import diff from "microdiff";
+import { renderChangelog } from "./changelog.js";
 import type { Finding } from "./finding.js";
-import { contractFile, frozenFile, frozenReleases, listedReleases, projectRoot, readConfig, releaseAlias, strayFrozenFiles } from "./project.js";
+import { changelogFile, contractFile, frozenFile, frozenReleases, listedReleases, projectRoot, readConfig, releaseAlias, strayFrozenFiles } from "./project.js";
 import { bundleInto, readJson, withScratch } from "./redocly.js";
 import type { BundleRequest } from "./redocly.js";
 
@@ -22,7 +26,7 @@ const show = (value: unknown): string => {
 };
 
 /** Findings about the set of published releases itself: strays, gaps, missing apis entries. */
-function bookkeeping(frozen: string[]): Finding[] {
+async function bookkeeping(frozen: string[]): Promise<Finding[]> {
   const findings: Finding[] = [];
   for (const name of strayFrozenFiles()) {
     findings.push({
@@ -48,12 +52,41 @@ function bookkeeping(frozen: string[]): Finding[] {
       findings.push({ what: `release ${release} has no view`, where: "redocly.yaml apis", why: `add an apis entry ${releaseAlias(release)} like the others` });
     }
   }
+  // What openapi.yaml describes is its newest release: the built server
+  // reports info.version as the release it serves (agentd_build_info).
+  const version = String((load(await readFile(contractFile, "utf8")) as { info?: { version?: unknown } } | null)?.info?.version);
+  const newest = listed.at(-1);
+  if (newest !== undefined && version !== newest) {
+    findings.push({
+      what: `info.version is "${version}", but the newest release of info.x-releases is ${newest}`,
+      where: "openapi.yaml #/info/version",
+      why: `openapi.yaml describes its newest release: set info.version to "${newest}"`,
+    });
+  }
   return findings;
+}
+
+/**
+ * The changelog is the published releases' diffs, generated: a hand edit, or
+ * a frozen file added, amended or removed without rewriting it, makes it say
+ * something the releases do not.
+ */
+async function staleChangelog(): Promise<Finding[]> {
+  const committed = await readFile(changelogFile, "utf8").catch(() => null);
+  if (committed === (await renderChangelog())) return [];
+  return [
+    {
+      what: committed === null ? "releases/CHANGELOG.md is missing" : "releases/CHANGELOG.md is not what the published releases derive",
+      where: path.relative(projectRoot, changelogFile),
+      why: "it is generated from releases/: never edit it by hand; npm run release -- --changelog rewrites it",
+    },
+  ];
 }
 
 export async function checkFrozenReleases(): Promise<Finding[]> {
   const frozen = frozenReleases();
-  const findings = bookkeeping(frozen);
+  const [findings, changelog] = await Promise.all([bookkeeping(frozen), staleChangelog()]);
+  findings.push(...changelog);
   const apis = readConfig().apis ?? {};
   const compared = frozen.filter((release) => apis[releaseAlias(release)] !== undefined);
   const requests: Record<string, BundleRequest> = {};

@@ -9,7 +9,7 @@
 //                  agentd/types/<release> for clients of older deployments.
 // `npm run generate` writes it (scripts/generate.ts), `npm run generate:check`
 // compares it (scripts/generate-check.ts), `npm run release` rewrites it.
-import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { load } from "js-yaml";
@@ -78,6 +78,10 @@ export async function writeGenerated(outDir: string = generatedDir): Promise<str
   for (const [name, text] of Object.entries(files)) {
     await mkdir(path.dirname(path.join(outDir, name)), { recursive: true });
     await writeFile(path.join(outDir, name), text);
+  }
+  // A release's types left behind after its frozen file went (staleGenerated reports them).
+  for (const name of await readdir(path.join(outDir, "releases")).catch(() => [])) {
+    if (!(`releases/${name}` in files)) await rm(path.join(outDir, "releases", name), { force: true });
   }
   return `generated ${Object.keys(files).join(", ")} in ${path.relative(projectRoot, outDir) || "."}`;
 }

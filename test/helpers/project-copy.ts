@@ -66,6 +66,7 @@ export async function addRelease(copy: ProjectCopy, release: string, change: str
     const releases: string[] = d.info["x-releases"];
     const last = releases[releases.length - 1]!;
     releases.push(release);
+    d.info.version = release;
     const row = new RegExp(`^(\\| ${last.replace(".", "\\.")} \\|.*)$`, "m");
     d.info.description = String(d.info.description).replace(row, `$1\n| ${release} | ${change} |`);
   });
