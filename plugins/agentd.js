@@ -7,6 +7,7 @@ import { ReleaseLinks } from "./release-links.js";
 import { ReleaseMarkers } from "./release-markers.js";
 import { ReleaseView } from "./release-view.js";
 import { ResponseEnumValuesRemoved } from "./response-enum-values-removed.js";
+import { WebhookParameterChanged } from "./webhook-parameter-changed.js";
 
 export default function agentdPlugin() {
   return {
@@ -29,6 +30,7 @@ export default function agentdPlugin() {
       oas3: {
         "response-enum-values-removed": ResponseEnumValuesRemoved,
         "extension-contract-changed": ExtensionContractChanged,
+        "webhook-parameter-changed": WebhookParameterChanged,
       },
     },
   };

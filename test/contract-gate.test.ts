@@ -106,6 +106,25 @@ const MUST_FAIL: FailingCase[] = [
     prepare: edit((d) => delete d.webhooks.agentPaused.post["x-amqp"]),
     finding: /no longer published on the bus.*agentd\/extension-contract-changed/,
   },
+  // A webhook's headers are sent by the service and read by the receiver, its client.
+  {
+    what: "a webhook header renamed",
+    prepare: edit((d) => (d.components.parameters.WebhookSignature.name = "webhook-sig")),
+    finding: /`webhook-signature` header parameter the service sends was renamed to `webhook-sig`.*agentd\/webhook-parameter-changed[\s\S]*where: webhook agentPaused parameters\/2/,
+  },
+  {
+    what: "a webhook header no longer always sent",
+    prepare: edit((d) => (d.components.parameters.WebhookTimestamp.required = false)),
+    finding: /`webhook-timestamp` header parameter is no longer always sent.*agentd\/webhook-parameter-changed/,
+  },
+  {
+    what: "a webhook header no longer sent from a new release (x-until)",
+    prepare: async (copy) => {
+      await addRelease(copy, "18.01", "Deliveries are no longer signed.");
+      await copy.editContract((d) => (d.components.parameters.WebhookSignature["x-until"] = "18.01"));
+    },
+    finding: /The service no longer sends the `webhook-signature` header parameter.*agentd\/webhook-parameter-changed/,
+  },
   // Removal done right: marked x-until a new release, so no published release
   // changes and only the breaking-change check can see it.
   {
@@ -163,6 +182,16 @@ const MUST_PASS: Case[] = [
           },
         };
         delete d.paths["/agents/by-number/{agent_number}/logoff"].post.requestBody;
+      });
+    },
+  },
+  {
+    what: "a new webhook header under a new release",
+    prepare: async (copy) => {
+      await addRelease(copy, "18.01", "Deliveries say which instance sent them.");
+      await copy.editContract((d) => {
+        d.components.parameters.WebhookSender = { name: "x-agentd-instance", in: "header", required: true, description: "The instance.", schema: { type: "string" }, "x-since": "18.01" };
+        for (const webhook of Object.values<any>(d.webhooks)) webhook.post.parameters.push({ $ref: "#/components/parameters/WebhookSender" });
       });
     },
   },

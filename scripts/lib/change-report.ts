@@ -14,7 +14,7 @@ export interface Change {
 }
 
 export interface ChangeGroup {
-  /** `GET /agents`, or `Whole API` for servers, security and the rest. */
+  /** `GET /agents`, `webhook agentPaused`, or `Whole API` for servers, security and the rest. */
   operation: string;
   changes: Change[];
 }
@@ -55,6 +55,10 @@ function locate(pointer: string): { operation: string; where: string } {
       return { operation: `${method.toUpperCase()} ${segments[1]}`, where: readable(segments.slice(3).join("/")) };
     }
     return { operation: segments[1], where: segments.slice(2).join("/") };
+  }
+  // A webhook is an operation too, whose request the service sends.
+  if (segments[0] === "webhooks" && segments[1] !== undefined && segments[2] !== undefined) {
+    return { operation: `webhook ${segments[1]}`, where: readable(segments.slice(3).join("/")) };
   }
   return { operation: WHOLE_API, where: segments.join("/") };
 }
