@@ -1,5 +1,6 @@
 // agentctl's logic, separate from the bin entry point (client/agentctl.ts) so
-// the entry stays a two-liner. Built only on the public client.
+// the entry stays a two-liner. Built only on the public client (and the
+// package's version, read where the server reads it).
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import {
   AgentdConfigError,
@@ -10,6 +11,7 @@ import {
   type AgentStatus,
 } from "./index.js";
 import { terminalSafe, terminalSafeJson } from "./terminal-text.js";
+import { packageVersion } from "../server/package-root.js";
 
 export const DEFAULT_URL = "https://localhost:9493/1.0";
 /** The API's base path, as the default URL ends with it. */
@@ -64,6 +66,7 @@ export async function runAgentctl(args: string[], io: CliIo = processIo): Promis
 function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
   const program = new Command("agentctl")
     .description("Command-line client of the agent service.")
+    .version(packageVersion(), "-V, --version", "print the version")
     // Before any .command(): subcommands copy these settings when created.
     .exitOverride()
     .configureOutput({ writeOut: (text) => io.out(text), writeErr: (text) => io.err(text) })

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
@@ -11,6 +11,7 @@ import _addFormats from "ajv-formats";
 // (BUILT_CONTRACT_JSON below); a start pays for it under tsx or tsc's
 // output, or once openapi.yaml has changed since the build.
 import { load } from "js-yaml";
+import { packageRoot } from "./package-root.js";
 
 // Both packages are CommonJS; under NodeNext their default export is the
 // module object, whose `default` is the real constructor/plugin.
@@ -31,11 +32,7 @@ export const OPERATION_METHODS: readonly string[] = ["get", "put", "post", "dele
  * than shipping a copy that could drift.
  */
 export function findContract(from: string = path.dirname(fileURLToPath(import.meta.url))): string {
-  for (let dir = from; ; dir = path.dirname(dir)) {
-    const candidate = path.join(dir, "openapi.yaml");
-    if (existsSync(candidate)) return candidate;
-    if (path.dirname(dir) === dir) throw new Error(`openapi.yaml not found above ${from}`);
-  }
+  return path.join(packageRoot(from), "openapi.yaml");
 }
 
 export const CONTRACT_PATH = findContract();

@@ -31,6 +31,8 @@ export interface RunningServer {
   port: number;
   certPath: string;
   fingerprint256: string;
+  /** Why clients refuse the operator's certificate now (expired, not yet valid), or null. */
+  certificateProblem: string | null;
   /** Set on the first start of an embedded deployment: shown once, never stored. */
   adminToken: string | null;
   /** The operator listener (http://host:port, serving /healthz, /readyz, /metrics); null when AGENTD_OPS_PORT is off. */
@@ -73,6 +75,9 @@ export async function startServer(config: Config, logger: Logger, pgliteThread?:
     await lock?.release();
     throw err;
   });
+  if (certificate.validityProblem !== null) {
+    logger.warn({ certPath: certificate.certPath }, `AGENTD_TLS_CERT: the certificate ${certificate.validityProblem}: clients refuse every connection until it is replaced and the server restarted`);
+  }
   // What a failed start has opened so far, for the catch below to close.
   let stores: Stores | undefined;
   let server: https.Server | null = null;
@@ -124,7 +129,9 @@ export async function startServer(config: Config, logger: Logger, pgliteThread?:
     relay = await startDelivery(config.events, stores.db, logger, metrics ? (backlog) => registerEventMetrics(metrics, backlog) : null);
     await ensureConfiguredAdminToken(config, stores);
     if (config.adminToken && config.authUrl) {
-      logger.warn("AGENTD_ADMIN_TOKEN has no effect while AGENTD_AUTH_URL is set: every token, that one included, is checked with the authentication service");
+      logger.warn(
+        "AGENTD_ADMIN_TOKEN is stored but not used while AGENTD_AUTH_URL is set: every token, that one included, is checked with the authentication service",
+      );
     }
 
     const opened = stores;
@@ -183,6 +190,7 @@ export async function startServer(config: Config, logger: Logger, pgliteThread?:
       port,
       certPath: certificate.certPath,
       fingerprint256: certificate.fingerprint256,
+      certificateProblem: certificate.validityProblem,
       adminToken,
       opsUrl: ops?.url ?? null,
       metrics,

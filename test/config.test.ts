@@ -347,13 +347,24 @@ describe("event sinks", () => {
     expect(ok({ AGENTD_WEBHOOK_URLS: "https://hooks.example/a", AGENTD_WEBHOOK_SECRET: "  whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw \t MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw " }).events.webhookSecret).toBe(
       "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
     );
-    expect(errors({ AGENTD_WEBHOOK_URLS: "ftp://hooks.example/a", AGENTD_WEBHOOK_SECRET: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" })[0]).toMatch(/^AGENTD_WEBHOOK_URLS: must be a http:\/\/ or https:\/\/ URL/);
+    expect(errors({ AGENTD_WEBHOOK_URLS: "ftp://hooks.example/a", AGENTD_WEBHOOK_SECRET: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" })[0]).toMatch(/^AGENTD_WEBHOOK_URLS: must be an http:\/\/ or https:\/\/ URL/);
     const withCredentials = errors({ AGENTD_WEBHOOK_URLS: "https://hooks.example/a, https://bob:s3cret@hooks.example/b", AGENTD_WEBHOOK_SECRET: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" });
     expect(withCredentials).toHaveLength(1);
     expect(withCredentials[0]).toMatch(/^AGENTD_WEBHOOK_URLS: must not carry a user name or password/);
     expect(withCredentials[0]).not.toContain("s3cret");
-    expect(errors({ AGENTD_BUS_URL: "http://bus.example" })[0]).toMatch(/^AGENTD_BUS_URL: must be a amqp:\/\/ or amqps:\/\/ URL/);
+    expect(errors({ AGENTD_BUS_URL: "http://bus.example" })[0]).toMatch(/^AGENTD_BUS_URL: must be an amqp:\/\/ or amqps:\/\/ URL/);
     expect(errors({ AGENTD_EVENT_RETRY_MIN: "10s", AGENTD_EVENT_RETRY_MAX: "1s" })).toEqual(["AGENTD_EVENT_RETRY_MAX: must be at least AGENTD_EVENT_RETRY_MIN (10000 ms)"]);
+  });
+
+  it("refuses the API and the operator listener on one port where their addresses overlap", () => {
+    const clash = ["AGENTD_OPS_PORT: must differ from AGENTD_PORT (9000): the API and the operator listener cannot share a port"];
+    expect(errors({ AGENTD_PORT: "9000", AGENTD_OPS_PORT: "9000" })).toEqual(clash);
+    expect(errors({ AGENTD_PORT: "9000", AGENTD_OPS_PORT: "9000", AGENTD_HOST: "0.0.0.0" })).toEqual(clash);
+    expect(errors({ AGENTD_PORT: "9000", AGENTD_OPS_PORT: "9000", AGENTD_OPS_HOST: "::" })).toEqual(clash);
+    // Two addresses of their own, each port 0 (a free one each), or the listener off: no clash.
+    expect(ok({ AGENTD_PORT: "9000", AGENTD_OPS_PORT: "9000", AGENTD_HOST: "10.0.0.5", AGENTD_OPS_HOST: "127.0.0.1" }).opsPort).toBe(9000);
+    expect(ok({ AGENTD_PORT: "0", AGENTD_OPS_PORT: "0" }).opsPort).toBe(0);
+    expect(ok({ AGENTD_PORT: "9494", AGENTD_OPS_PORT: "off" }).opsPort).toBeNull();
   });
 
   it("writes webhook URLs as the URL standard does, one sink per receiver however it is spelled; a trailing slash is another URL", () => {

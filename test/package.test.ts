@@ -180,6 +180,15 @@ describe("the release package: npm pack, npm install --omit=dev, npx agentd serv
     expect(findMigrations(from)).toBe(path.join(packageDir, "server", "db", "migrations"));
   });
 
+  it("both commands print the package's version, and the server's banner shows it", async () => {
+    const { version } = JSON.parse(readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string };
+    for (const command of ["agentd", "agentctl"]) {
+      const printed = await runOk("npx", ["--no", command, "--version"], { cwd: installDir, env: npmEnv() });
+      expect(printed, command).toBe(`${version}\n`);
+    }
+    expect(banner).toContain(`  version:     ${version}\n`);
+  });
+
   it("serves the API and validates requests against the packaged contract", async () => {
     const { url, certPath, token } = served();
     const dispatcher = new Agent({ connect: { ca: readFileSync(certPath, "utf8") } });

@@ -7,6 +7,7 @@ import net, { type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import tls from "node:tls";
+import { generate } from "selfsigned";
 import { Agent } from "undici";
 import { BASE_PATH } from "../server/contract.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -405,7 +406,7 @@ describe("the admin CLI without a running server", () => {
       expect(created.stderr).toContain(warning);
       const served = await spawnAgentd({ ...external, AGENTD_DATA_DIR: own, AGENTD_ADMIN_TOKEN: ADMIN_TOKEN }, { cwd: own });
       try {
-        expect(served.logs()).toContain("AGENTD_ADMIN_TOKEN has no effect while AGENTD_AUTH_URL is set");
+        expect(served.logs()).toContain("AGENTD_ADMIN_TOKEN is stored but not used while AGENTD_AUTH_URL is set");
         // Through the running server, whose configuration decides, though this shell lacks the URL.
         const throughServer = await agentd(["token", "create", "--acl", "agentd.#"], own);
         expect(throughServer.code, throughServer.stderr).toBe(0);
@@ -501,6 +502,33 @@ describe("the admin CLI without a running server", () => {
       expect(refused.stderr).toContain(`ACL ${JSON.stringify(acl)}`);
     }
     expect((await agentd(["token", "list", "--json"], dataDir)).stdout).toBe(before.stdout);
+  });
+});
+
+describe("an operator's certificate out of its validity period", () => {
+  it("still starts, and says so in its banner and its log", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "agentd-expired-"));
+    try {
+      const day = 24 * 3600 * 1000;
+      const pems = await generate([{ name: "commonName", value: "localhost" }], {
+        algorithm: "sha256",
+        keySize: 2048,
+        notBeforeDate: new Date(Date.now() - 400 * day),
+        notAfterDate: new Date(Date.now() - 35 * day),
+      });
+      writeFileSync(path.join(dir, "cert.pem"), pems.cert);
+      writeFileSync(path.join(dir, "key.pem"), pems.private, { mode: 0o600 });
+      const served = await serve(dir, { AGENTD_TLS_CERT: path.join(dir, "cert.pem"), AGENTD_TLS_KEY: path.join(dir, "key.pem"), AGENTD_LOG_LEVEL: "warn" });
+      try {
+        const expired = new Date(new X509Certificate(pems.cert).validTo).toISOString();
+        expect(served.output()).toContain(`Warning: the certificate (AGENTD_TLS_CERT) expired on ${expired}: clients refuse every connection.`);
+        expect(served.logs()).toContain(`AGENTD_TLS_CERT: the certificate expired on ${expired}`);
+      } finally {
+        await served.kill("SIGTERM");
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { connect, type ConnectionOptions } from "node:tls";
 import { generate } from "selfsigned";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CIPHERS, loadOrCreateCertificate, MIN_TLS_VERSION, tlsServerOptions } from "../server/tls/certificate.js";
+import { CIPHERS, loadOrCreateCertificate, MIN_TLS_VERSION, tlsServerOptions, validityProblem } from "../server/tls/certificate.js";
 
 let root: string;
 beforeAll(async () => {
@@ -193,6 +193,32 @@ describe("operator-provided certificate (AGENTD_TLS_CERT / AGENTD_TLS_KEY)", () 
     } finally {
       server.close();
     }
+  });
+
+  it("is used even out of its validity period, which it says (clients refuse it); a valid one says nothing", async () => {
+    const dataDir = await freshDir();
+    const valid = await loadOrCreateCertificate({ dataDir, ...(await writePair("agentd.example.com")) });
+    expect(valid.validityProblem).toBeNull();
+
+    const day = 24 * 3600 * 1000;
+    const dir = await freshDir();
+    const expired = await generate([{ name: "commonName", value: "old.example.com" }], {
+      algorithm: "sha256",
+      keySize: 2048,
+      notBeforeDate: new Date(Date.now() - 400 * day),
+      notAfterDate: new Date(Date.now() - 35 * day),
+    });
+    const certPath = join(dir, "old.crt");
+    const keyPath = join(dir, "old.key");
+    await writeFile(certPath, expired.cert);
+    await writeFile(keyPath, expired.private, { mode: 0o600 });
+    const material = await loadOrCreateCertificate({ dataDir, certPath, keyPath });
+    const validTo = new Date(new X509Certificate(expired.cert).validTo).toISOString();
+    expect(material.validityProblem).toBe(`expired on ${validTo}`);
+    expect(material.cert).toBe(expired.cert);
+
+    const validFrom = new Date(new X509Certificate(valid.cert).validFrom);
+    expect(validityProblem(valid.cert, validFrom.getTime() - day)).toBe(`not valid before ${validFrom.toISOString()}`);
   });
 
   it("a chained file (leaf, then intermediate) is served whole: a client trusting only the root verifies it", async () => {

@@ -15,6 +15,7 @@ import { describeFailure } from "../failure.js";
 import { createLogger } from "../log/logger.js";
 import { flushStdio, openStdio } from "../log/stdio.js";
 import { isLoopback } from "../ops/listener.js";
+import { packageVersion } from "../package-root.js";
 import { readFirstLine } from "./read-line.js";
 
 /** Exit codes: 0 success, 1 failure, 2 usage or configuration error. */
@@ -88,6 +89,7 @@ async function serve(): Promise<number> {
   );
   const lines = [
     `agentd is serving ${server.url}`,
+    `  version:     ${packageVersion()}`,
     `  database:    ${config.databaseUrl ? "PostgreSQL" : `embedded (PGlite) in ${config.dataDir}`}`,
     `  certificate: ${server.certPath}`,
     `  SHA-256:     ${server.fingerprint256}`,
@@ -101,6 +103,13 @@ async function serve(): Promise<number> {
       `  Warning: the operator listener is bound to ${config.opsHost}, not loopback. It serves plain HTTP without`,
       "  authentication: anyone who can reach it reads the metrics (request rates, errors, dependencies) and can",
       "  probe readiness. Keep it on a private network, or set AGENTD_OPS_HOST=127.0.0.1.",
+    );
+  }
+  if (server.certificateProblem !== null) {
+    lines.push(
+      "",
+      `  Warning: the certificate (AGENTD_TLS_CERT) ${server.certificateProblem}: clients refuse every connection.`,
+      "  Replace it (and its key) and restart the server: the files are read at start only.",
     );
   }
   if (server.adminToken) {
@@ -227,6 +236,7 @@ const events = (count: number): string => `${count} undelivered event${count ===
 function program(): Command {
   const cli = new Command("agentd")
     .description("The agent service: serve the API and administer its tokens, agents and undelivered events.")
+    .version(packageVersion(), "-V, --version", "print the version")
     .exitOverride()
     .configureOutput({ writeOut: (text) => stdio.stdout.write(text), writeErr: (text) => stdio.stderr.write(text) })
     .showHelpAfterError();

@@ -69,15 +69,18 @@ export function duration(raw: string, min: number): number {
   return Math.round(value);
 }
 
+/** "an" before a vowel sound (amqp, http), "a" otherwise: every scheme here is read letter by letter or as a word. */
+const article = (protocol: string): string => (/^[aeiouh]/.test(protocol) ? "an" : "a");
+
 export function url(raw: string, protocols: readonly string[], needsHost: boolean): URL {
   let parsed: URL;
   try {
     parsed = new URL(raw);
   } catch {
-    throw new Error(`must be a ${protocols.map((p) => `${p}//`).join(" or ")} URL`);
+    throw new Error(`must be ${article(protocols[0]!)} ${protocols.map((p) => `${p}//`).join(" or ")} URL`);
   }
   if (!protocols.includes(parsed.protocol) || (needsHost && parsed.hostname === "")) {
-    throw new Error(`must be a ${protocols.map((p) => `${p}//`).join(" or ")} URL`);
+    throw new Error(`must be ${article(protocols[0]!)} ${protocols.map((p) => `${p}//`).join(" or ")} URL`);
   }
   return parsed;
 }

@@ -24,6 +24,13 @@ export interface CertificateMaterial {
   fingerprint256: string;
   /** True when this call created a new self-signed certificate. */
   generated: boolean;
+  /**
+   * Why clients refuse the operator's certificate now (`expired on …`, `not
+   * valid before …`), or null. Said, not refused: the server starts, so an
+   * operator who replaces the files restarts a running deployment rather
+   * than one that would not start. A generated one is renewed instead.
+   */
+  validityProblem: string | null;
 }
 
 /**
@@ -77,7 +84,7 @@ export async function loadOrCreateCertificate(source: CertificateSource): Promis
     const cert = await readPem(certPath, "AGENTD_TLS_CERT");
     const key = await readPem(keyPath, "AGENTD_TLS_KEY");
     const fingerprint256 = checkPair(cert, key, { cert: `AGENTD_TLS_CERT (${certPath})`, key: `AGENTD_TLS_KEY (${keyPath})` });
-    return { cert, key, certPath, keyPath, fingerprint256, generated: false };
+    return { cert, key, certPath, keyPath, fingerprint256, generated: false, validityProblem: validityProblem(cert, Date.now()) };
   }
   return loadOrGenerate(source.dataDir);
 }
@@ -90,7 +97,7 @@ async function loadOrGenerate(dataDir: string): Promise<CertificateMaterial> {
   if (existing !== null) {
     const fingerprint256 = checkPair(existing.cert, existing.key, { cert: certPath, key: keyPath });
     const validTo = new Date(new X509Certificate(existing.cert).validTo);
-    if (validTo.getTime() > Date.now()) return { ...existing, certPath, keyPath, fingerprint256, generated: false };
+    if (validTo.getTime() > Date.now()) return { ...existing, certPath, keyPath, fingerprint256, generated: false, validityProblem: null };
     // Our own certificate ran out: keep it aside for reference and make a new one.
     await rename(dir, `${dir}.expired-${Date.now()}`).catch(ignoreMissing);
   }
@@ -135,13 +142,13 @@ async function loadOrGenerate(dataDir: string): Promise<CertificateMaterial> {
       const winner = await readGenerated(certPath, keyPath);
       if (winner === null) throw error;
       const fingerprint256 = checkPair(winner.cert, winner.key, { cert: certPath, key: keyPath });
-      return { ...winner, certPath, keyPath, fingerprint256, generated: false };
+      return { ...winner, certPath, keyPath, fingerprint256, generated: false, validityProblem: null };
     }
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
   const fingerprint256 = new X509Certificate(pems.cert).fingerprint256;
-  return { cert: pems.cert, key: pems.private, certPath, keyPath, fingerprint256, generated: true };
+  return { cert: pems.cert, key: pems.private, certPath, keyPath, fingerprint256, generated: true, validityProblem: null };
 }
 
 /** The generated pair, or null when there is none yet. Half a pair is an error, not a reason to overwrite. */
@@ -162,6 +169,15 @@ async function readPem(path: string, variable: string): Promise<string> {
     const code = (error as { code?: unknown }).code;
     throw new Error(`${variable}: cannot read ${path} (${typeof code === "string" ? code : String(error)})`, { cause: error });
   }
+}
+
+/** Why a client refuses the certificate (the chain's first, the server's own) at `now`, or null. */
+export function validityProblem(cert: string, now: number): string | null {
+  const x509 = new X509Certificate(cert);
+  const iso = (date: string) => new Date(date).toISOString();
+  if (new Date(x509.validTo).getTime() < now) return `expired on ${iso(x509.validTo)}`;
+  if (new Date(x509.validFrom).getTime() > now) return `not valid before ${iso(x509.validFrom)}`;
+  return null;
 }
 
 /** Parses both PEMs, checks the key belongs to the certificate and returns the fingerprint. */
