@@ -183,8 +183,8 @@ describe("the release package: npm pack, npm install --omit=dev, npx agentd serv
   it("both commands print the package's version, and the server's banner shows it", async () => {
     const { version } = JSON.parse(readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string };
     for (const command of ["agentd", "agentctl"]) {
-      const printed = await runOk("npx", ["--no", command, "--version"], { cwd: installDir, env: npmEnv() });
-      expect(printed, command).toBe(`${version}\n`);
+      // npx takes --version and -V for its own (npm's version) unless `--` ends its options first.
+      expect(await runOk("npx", ["--no", "--", command, "--version"], { cwd: installDir, env: npmEnv() }), command).toBe(`${version}\n`);
     }
     expect(banner).toContain(`  version:     ${version}\n`);
   });
