@@ -11,6 +11,7 @@
 // it, which answers as the server does (notForPrism); the stateless mock,
 // with no service, answers it here as the server would. Everything else
 // passes through untouched, streamed.
+import { randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import contentType from "content-type";
@@ -18,6 +19,7 @@ import express, { type RequestHandler } from "express";
 import { hostPort } from "../server/host-port.js";
 import { ERROR_IDS, HttpProblem, toProblem, type ErrorBody } from "../server/http/errors.js";
 import { bodyOnGet } from "../server/http/request-hygiene.js";
+import { API_HEADERS } from "../server/http/response-headers.js";
 
 export const MAX_DELAY_MS = 10_000;
 
@@ -66,8 +68,26 @@ interface Problem {
   detail?: string;
 }
 
+/**
+ * What a `Prefer` asked for that the contract does not have, from Prism's
+ * 404 for it: a status the operation never answers (`code=409` on a GET) or
+ * an example name its answer lacks. Null for any other problem, a path off
+ * the contract included.
+ */
+function unknownPreference(problem: Problem): string | null {
+  if (problem.type?.endsWith("#NOT_FOUND") !== true) return null;
+  const code = /status code (\d+) is not defined/.exec(problem.detail ?? "")?.[1];
+  if (code !== undefined) return `the operation has no ${code} answer in the contract`;
+  const example = /exampleKey: (.*) does not exist/.exec(problem.detail ?? "")?.[1];
+  if (example !== undefined) return `the answer has no example named ${JSON.stringify(example)} in the contract`;
+  return null;
+}
+
 /** The contract's answer for a problem+json of Prism's own. */
 export function contractAnswer(problem: Problem, status: number): { status: number; body: ErrorBody } {
+  const unknown = unknownPreference(problem);
+  // A 404 would read as a wrong URL: it is the header that asks for the impossible.
+  if (unknown !== null) return { status: 400, body: { error: ERROR_IDS[400]!, details: [{ location: "header", path: "Prefer", message: unknown }] } };
   const message = problem.detail || problem.title || "rejected by the mock";
   // 422: Prism could not read the `Prefer` header (`code=abc`).
   if (status === 422 || (status >= 400 && status < 500 && ERROR_IDS[status] === undefined)) {
@@ -91,6 +111,15 @@ function cors(req: http.IncomingMessage): http.OutgoingHttpHeaders {
   return { "access-control-allow-origin": origin, "access-control-allow-credentials": "true", vary: "Origin", ...exposed };
 }
 
+/**
+ * The headers of an answer the front door makes itself: CORS as Prism's,
+ * and in the stateful mock, which answers as the server does, the server's
+ * own (API_HEADERS and a request id) too.
+ */
+function ownHeaders(req: http.IncomingMessage, to: Targets): http.OutgoingHttpHeaders {
+  return to.service === null ? cors(req) : { ...cors(req), ...API_HEADERS, "x-request-id": randomUUID() };
+}
+
 function answer(res: http.ServerResponse, status: number, body: ErrorBody, headers: http.OutgoingHttpHeaders): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(text) });
@@ -109,11 +138,18 @@ function parseJsonThenForward(parser: JsonParser, req: http.IncomingMessage, res
   parser.parse(req as never, res as never, (err?: unknown) => {
     if (err !== undefined) {
       const problem = toProblem(err);
-      answer(res, problem.status, problem.body(), cors(req));
+      answer(res, problem.status, problem.body(), ownHeaders(req, to));
       return;
     }
     const body = parser.bodies.get(req);
-    if (body !== undefined && tooDeepForPrism((req as { body?: unknown }).body) && bypassPrism("too deep", req, res, to, body)) return;
+    const parsed = (req as { body?: unknown }).body;
+    // The parser takes an array (JSON's other container), and Prism's answer
+    // to one names the wrong place; every body of the contract is an object.
+    if (body !== undefined && Array.isArray(parsed)) {
+      answer(res, 400, { error: ERROR_IDS[400]!, details: [{ location: "body", path: "", message: "must be object" }] }, ownHeaders(req, to));
+      return;
+    }
+    if (body !== undefined && tooDeepForPrism(parsed) && bypassPrism("too deep", req, res, to, body)) return;
     forward(req, res, to.prism, prefer, body);
   });
 }
@@ -295,14 +331,14 @@ export async function startFrontDoor(options: FrontDoorOptions): Promise<FrontDo
         res,
         400,
         { error: ERROR_IDS[400]!, details: [{ location: "header", path: "Prefer", message: `delay must be a whole number of milliseconds from 0 to ${MAX_DELAY_MS}` }] },
-        cors(req),
+        ownHeaders(req, to),
       );
       req.resume();
       return;
     }
     const refused = bodyOnGet(req);
     if (refused !== null) {
-      answer(res, refused.status, refused.body(), cors(req));
+      answer(res, refused.status, refused.body(), ownHeaders(req, to));
       req.resume();
       return;
     }

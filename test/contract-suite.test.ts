@@ -310,7 +310,7 @@ describe.each(ALL.map((name) => ({ name })))("contract suite on the $name", ({ n
   check(["server"], "(state) a body that is JSON but not an object answers 400 'must be object', and the agent is unchanged", [], async () => {
     const client = target.client();
     const before = expectOk(await client.getAgentByNumber(bystander.number), "getAgentByNumber");
-    for (const text of ["null", '"lunch"', "0", "true"]) {
+    for (const text of ["null", '"lunch"', "0", "true", "[]", '["lunch"]']) {
       const body = expectError(await pauseRaw(client, bystander.number, text), "pauseAgentByNumber", 400, "invalid request");
       expect(body.details, text).toEqual([{ location: "body", path: "", message: "must be object" }]);
     }

@@ -60,7 +60,11 @@ describe("npm run mock -- --release", () => {
     expect((await pause("{}")).status).toBe(400);
     expect((await pause('{"reason":"lunch"}')).status).toBe(400);
     const paused = await fetch(`${mock("15.14").url}/agents/by-number/1003`, { headers: { Prefer: "example=paused" } });
-    expect(paused.status).toBe(404);
+    expect(paused.status).toBe(400);
+    expect(await paused.json()).toEqual({
+      error: "invalid request",
+      details: [{ location: "header", path: "Prefer", message: 'the answer has no example named "paused" in the contract' }],
+    });
   });
 
   it("15.19 answers 401 without a token", async () => {

@@ -150,17 +150,29 @@ describe("npm run mock -- --stateful, on the contract's example agents, with a w
       ["0", "must be object"],
       ["false", "must be object"],
       ['"lunch"', "must be object"],
+      ["[]", "must be object"],
+      ['["lunch"]', "must be object"],
     ];
+    /** The server's headers, which its every answer carries (response-headers.ts), and a request id. */
+    const asTheServer = (answer: Answer, what: string): void => {
+      expect(answer.headers.get("cache-control"), what).toBe("no-store");
+      expect(answer.headers.get("x-content-type-options"), what).toBe("nosniff");
+      expect(answer.headers.get("content-security-policy"), what).toBe("default-src 'none'; frame-ancestors 'none'");
+      expect(answer.headers.get("x-request-id"), what).toMatch(/^[0-9a-f-]{36}$/);
+    };
     for (const [body, message] of cases) {
       for (const action of ["pause", "unpause"]) {
         const answer = await call(mock.url, "POST", `/agents/by-number/1001/${action}`, { headers: JSON_BODY, body });
         expectError(answer, 400, "invalid request");
         expect(answer.json.details, `${action} ${body}`).toEqual([{ location: "body", path: "", message }]);
+        asTheServer(answer, `${action} ${body}`);
       }
     }
     // Over the server's body limit (AGENTD_BODY_LIMIT), though valid: Prism alone would pass it on.
     const padded = `{"reason": "x"${" ".repeat(64 * 1024)}}`;
-    expectError(await call(mock.url, "POST", "/agents/by-number/1001/pause", { headers: JSON_BODY, body: padded }), 413, "payload too large");
+    const large = await call(mock.url, "POST", "/agents/by-number/1001/pause", { headers: JSON_BODY, body: padded });
+    expectError(large, 413, "payload too large");
+    asTheServer(large, "413");
     expect((await get("/agents/by-number/1001")).json).toEqual(before);
     // An empty JSON body is no body, as on the server.
     expect((await call(mock.url, "POST", "/agents/by-number/1001/unpause", { headers: JSON_BODY, body: "" })).status).toBe(204);

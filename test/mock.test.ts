@@ -178,7 +178,7 @@ describe("Prism mock of the contract", () => {
 
   // The front door reads a JSON body with the server's own parser and limit.
   it("answers malformed JSON, JSON that is not an object and a body over the limit as the server does", async () => {
-    for (const [body, message] of [["{not json", "is not valid JSON"], ["null", "must be object"], ["0", "must be object"]] as const) {
+    for (const [body, message] of [["{not json", "is not valid JSON"], ["null", "must be object"], ["0", "must be object"], ["[]", "must be object"], ["[1]", "must be object"]] as const) {
       const res = await call("/agents/by-number/1001/pause", { method: "POST", headers: { ...TOKEN, ...JSON_BODY }, body });
       expect(res.status, body).toBe(400);
       expect(expectValid(contract.responseValidator("pauseAgentByNumber", 400), res.json())).toEqual({ error: "invalid request", details: [{ location: "body", path: "", message }] });
@@ -266,10 +266,19 @@ describe("Prism mock of the contract", () => {
     expect(other.json()).toEqual({ error: "database unavailable" });
   });
 
-  it("answers an unknown example name with 404 and the contract's body", async () => {
-    const res = await call("/agents/by-number/1003", { headers: { ...TOKEN, Prefer: "example=nope" } });
-    expect(res.status).toBe(404);
-    expect(expectValid(contract.schemaValidator("Error"), res.json())).toEqual({ error: "not found" });
+  it("answers a Prefer that asks for what the contract lacks (an example name, a status the operation never answers) with 400 naming the header, not a 404 that reads as a wrong URL", async () => {
+    const example = await call("/agents/by-number/1003", { headers: { ...TOKEN, Prefer: "example=nope" } });
+    expect(example.status).toBe(400);
+    expect(expectValid(contract.schemaValidator("Error"), example.json())).toEqual({
+      error: "invalid request",
+      details: [{ location: "header", path: "Prefer", message: 'the answer has no example named "nope" in the contract' }],
+    });
+    const status = await call("/agents", { headers: { ...TOKEN, Prefer: "code=409" } });
+    expect(status.status).toBe(400);
+    expect(status.json()).toEqual({ error: "invalid request", details: [{ location: "header", path: "Prefer", message: "the operation has no 409 answer in the contract" }] });
+    // A path off the contract is still the contract's 404.
+    const off = await call("/1.0/agents", { headers: TOKEN });
+    expect([off.status, off.json()]).toEqual([404, { error: "not found" }]);
   });
 
   it("serves each error response of the contract with Prefer: code=…", async () => {
