@@ -264,7 +264,7 @@ export interface components {
              */
             state_interface: string | null;
         } & (unknown & unknown & unknown & unknown);
-        /** @description The `agent_paused` event, exactly upstream 17.05's bus message. */
+        /** @description The `agent_paused` event, in upstream 17.05's bus message format, with the same fields and values but one event per change with `queue` null (`EventQueue`). */
         AgentPausedEvent: {
             /**
              * @description The event's name, as upstream names it.
@@ -291,7 +291,7 @@ export interface components {
             paused: true;
             paused_reason: components["schemas"]["EventPauseReason"];
         };
-        /** @description The `agent_unpaused` event, exactly upstream 17.05's bus message. */
+        /** @description The `agent_unpaused` event, in upstream 17.05's bus message format, with the same fields and values but one event per change with `queue` null (`EventQueue`). */
         AgentUnpausedEvent: {
             /**
              * @description The event's name, as upstream names it.
@@ -332,8 +332,8 @@ export interface components {
          * @description The reason the change set, as upstream's bus sends it: the empty
          *     string when there is none. The REST API says null for "no reason"
          *     (`AgentStatus.paused_reason`), but the events keep upstream's wire
-         *     format exactly, so that consumers written against upstream 17.05
-         *     (which expect a string here) read them unchanged.
+         *     format, so that consumers written against upstream 17.05 (which
+         *     expect a string here) read them unchanged.
          */
         EventPauseReason: components["schemas"]["PauseReason"] | "";
         /**
@@ -756,7 +756,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The event, exactly upstream's bus message. */
+        /** @description The event, in upstream's bus message format (`queue` aside). */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["AgentPausedEvent"];
@@ -820,7 +820,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The event, exactly upstream's bus message. */
+        /** @description The event, in upstream's bus message format (`queue` aside). */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["AgentUnpausedEvent"];

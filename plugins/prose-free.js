@@ -1,19 +1,22 @@
 // The `agentd/prose-free` decorator: the contract without its prose, for the
 // check that a published release is still what the contract derives
-// (npm run contract:gate). Descriptions, summaries, titles and the wording of
-// examples go; what a client relies on stays: paths, operations, parameters,
+// (npm run contract:gate). Descriptions, summaries, titles and the wording
+// (text and numbers) of examples go; what a client relies on stays: paths, operations, parameters,
 // schemas and their constraints, security, servers, responses, the names and
 // shapes of examples, and extensions such as x-required-acl. Fixing a typo
 // therefore changes no release.
 import { isObject } from "./release-view.js";
 
 /**
- * Example values keep their structure and types; their text is wording.
+ * Example values keep their structure, their types and their flags (a
+ * `paused: true` is what the `paused` example shows); their text and
+ * numbers (an id, a number) are illustration.
  * @param {unknown} value
  * @returns {unknown}
  */
 function withoutWording(value) {
   if (typeof value === "string") return "";
+  if (typeof value === "number") return 0;
   if (Array.isArray(value)) return value.map(withoutWording);
   if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withoutWording(item)]));
   return value;

@@ -320,11 +320,13 @@ describe("the frozen-release check", () => {
     expect(gate.stdout).not.toContain("release 15.14 would");
   });
 
-  it("does not count prose: a description and an example's wording changed in a frozen file pass", async () => {
+  it("does not count prose: a description and an example's wording (text, numbers) changed in a frozen file pass", async () => {
     const copy = await fresh();
     await copy.editYaml("releases/openapi-15.15.yaml", (d) => {
       d.components.schemas.AgentStatus.properties.logged.description = "Logged in or not (reworded).";
       d.components.examples.AgentLoggedIn.value.context = "other-wording";
+      d.components.examples.AgentLoggedIn.value.id = 7;
+      d.components.parameters.AgentId.example = 3;
     });
     // The changelog, the frozen files' own diffs, shows the new wording: rewritten, as it always is.
     expect((await copy.run("release", ["--changelog"])).code).toBe(0);
