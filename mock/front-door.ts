@@ -11,7 +11,6 @@
 // it, which answers as the server does (notForPrism); the stateless mock,
 // with no service, answers it here as the server would. Everything else
 // passes through untouched, streamed.
-import { randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import contentType from "content-type";
@@ -19,6 +18,7 @@ import express, { type RequestHandler } from "express";
 import { hostPort } from "../server/host-port.js";
 import { ERROR_IDS, HttpProblem, toProblem, type ErrorBody } from "../server/http/errors.js";
 import { bodyOnGet } from "../server/http/request-hygiene.js";
+import { requestIdFor } from "../server/http/logging.js";
 import { API_HEADERS } from "../server/http/response-headers.js";
 
 export const MAX_DELAY_MS = 10_000;
@@ -114,10 +114,10 @@ function cors(req: http.IncomingMessage): http.OutgoingHttpHeaders {
 /**
  * The headers of an answer the front door makes itself: CORS as Prism's,
  * and in the stateful mock, which answers as the server does, the server's
- * own (API_HEADERS and a request id) too.
+ * own (API_HEADERS and the request's id, as the server gives it) too.
  */
 function ownHeaders(req: http.IncomingMessage, to: Targets): http.OutgoingHttpHeaders {
-  return to.service === null ? cors(req) : { ...cors(req), ...API_HEADERS, "x-request-id": randomUUID() };
+  return to.service === null ? cors(req) : { ...cors(req), ...API_HEADERS, "x-request-id": requestIdFor(req.headers["x-request-id"]) };
 }
 
 function answer(res: http.ServerResponse, status: number, body: ErrorBody, headers: http.OutgoingHttpHeaders): void {
@@ -143,9 +143,11 @@ function parseJsonThenForward(parser: JsonParser, req: http.IncomingMessage, res
     }
     const body = parser.bodies.get(req);
     const parsed = (req as { body?: unknown }).body;
-    // The parser takes an array (JSON's other container), and Prism's answer
-    // to one names the wrong place; every body of the contract is an object.
-    if (body !== undefined && Array.isArray(parsed)) {
+    // The parser takes an array (JSON's other container), and the stateless
+    // mock's answer to one would be Prism's canned 400 naming the wrong
+    // place; every body of the contract is an object. (The stateful mock's
+    // service answers it as the server does, after the route and the token.)
+    if (body !== undefined && Array.isArray(parsed) && to.service === null) {
       answer(res, 400, { error: ERROR_IDS[400]!, details: [{ location: "body", path: "", message: "must be object" }] }, ownHeaders(req, to));
       return;
     }

@@ -1,10 +1,10 @@
 // The `agentd/prose-free` decorator: the contract without its prose, for the
 // check that a published release is still what the contract derives
 // (npm run contract:gate). Descriptions, summaries, titles and the wording
-// (text and numbers) of examples go; what a client relies on stays: paths, operations, parameters,
-// schemas and their constraints, security, servers, responses, the names and
-// shapes of examples, and extensions such as x-required-acl. Fixing a typo
-// therefore changes no release.
+// (text and numbers) of examples go; what a client relies on stays: paths,
+// operations, parameters, schemas and their constraints, security, servers,
+// responses, the names and shapes of examples, and extensions such as
+// x-required-acl. Fixing a typo therefore changes no release.
 import { isObject } from "./release-view.js";
 
 /**

@@ -8,8 +8,13 @@
 // marks a webhook's parameters as the response direction: they are judged
 // here as a response's fields are. A new header breaks nobody.
 
-/** @param {unknown} node @returns {{ name?: unknown, in?: unknown }} */
-const value = (node) => /** @type {{ name?: unknown, in?: unknown }} */ ((node && typeof node === "object" && "value" in node ? node.value : node) ?? {});
+/**
+ * The parameter a diff tree node holds, through a `$ref` (Redocly's tree
+ * keeps the reference as the node's value, and what it points to beside it).
+ * @param {{ value?: unknown, resolved?: { value?: unknown } } | undefined} node
+ * @returns {{ name?: unknown, in?: unknown }}
+ */
+const parameterOf = (node) => /** @type {{ name?: unknown, in?: unknown }} */ ((node?.resolved ?? node)?.value ?? {});
 
 /** @param {{ name?: unknown, in?: unknown }} parameter */
 const named = (parameter) => `\`${String(parameter.name)}\` ${String(parameter.in)} parameter`;
@@ -17,16 +22,18 @@ const named = (parameter) => `\`${String(parameter.name)}\` ${String(parameter.i
 export function WebhookParameterChanged() {
   return {
     /**
-     * @param {{ kind: string, property?: string, node: { base?: unknown, revision?: unknown }, base?: { value: unknown }, revision?: { value: unknown } }} change
+     * @param {{ kind: string, property?: string, node: { base?: { value?: unknown, resolved?: { value?: unknown } } }, base?: { value: unknown }, revision?: { value: unknown } }} change
      * @param {{ report: (problem: { message: string }) => void, getDirections: () => string[] }} ctx
      */
     Parameter(change, { report, getDirections }) {
       if (!getDirections().includes("response")) return;
-      const base = value(change.node.base);
       if (change.kind === "removed") {
-        report({ message: `The service no longer sends the ${named(base)}: receivers that read it fail.` });
+        // The removed parameter itself, resolved by Redocly.
+        const removed = /** @type {{ name?: unknown, in?: unknown }} */ (change.base?.value ?? {});
+        report({ message: `The service no longer sends the ${named(removed)}: receivers that read it fail.` });
         return;
       }
+      const base = parameterOf(change.node.base);
       if (change.kind !== "modified") return;
       const before = change.base?.value;
       const after = change.revision?.value;

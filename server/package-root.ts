@@ -15,8 +15,15 @@ export function packageRoot(from: string = path.dirname(fileURLToPath(import.met
   }
 }
 
-/** The package's version (its package.json); "unknown" when it names none. */
+/**
+ * The package's version (its package.json), or "unknown" when there is no
+ * readable one: every command shows it, and none may fail for want of it.
+ */
 export function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(path.join(packageRoot(), "package.json"), "utf8")) as { version?: unknown };
-  return typeof pkg.version === "string" ? pkg.version : "unknown";
+  try {
+    const pkg = JSON.parse(readFileSync(path.join(packageRoot(), "package.json"), "utf8")) as { version?: unknown };
+    return typeof pkg.version === "string" ? pkg.version : "unknown";
+  } catch {
+    return "unknown";
+  }
 }

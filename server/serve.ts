@@ -31,7 +31,7 @@ export interface RunningServer {
   port: number;
   certPath: string;
   fingerprint256: string;
-  /** Why clients refuse the operator's certificate now (expired, not yet valid), or null. */
+  /** Why clients refuse the certificate now (expired, not yet valid: see CertificateMaterial.validityProblem), or null. */
   certificateProblem: string | null;
   /** Set on the first start of an embedded deployment: shown once, never stored. */
   adminToken: string | null;
@@ -76,7 +76,10 @@ export async function startServer(config: Config, logger: Logger, pgliteThread?:
     throw err;
   });
   if (certificate.validityProblem !== null) {
-    logger.warn({ certPath: certificate.certPath }, `AGENTD_TLS_CERT: the certificate ${certificate.validityProblem}: clients refuse every connection until it is replaced and the server restarted`);
+    logger.warn(
+      { certPath: certificate.certPath },
+      `the TLS certificate ${certificate.validityProblem}: clients refuse every connection until it is replaced and the server restarted`,
+    );
   }
   // What a failed start has opened so far, for the catch below to close.
   let stores: Stores | undefined;

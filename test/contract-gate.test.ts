@@ -113,6 +113,11 @@ const MUST_FAIL: FailingCase[] = [
     finding: /`webhook-signature` header parameter the service sends was renamed to `webhook-sig`.*agentd\/webhook-parameter-changed[\s\S]*where: webhook agentPaused parameters\/2/,
   },
   {
+    what: "a webhook header moved out of the headers",
+    prepare: edit((d) => (d.components.parameters.WebhookId.in = "query")),
+    finding: /`webhook-id` header parameter the service sends is now a query parameter.*agentd\/webhook-parameter-changed/,
+  },
+  {
     what: "a webhook header no longer always sent",
     prepare: edit((d) => (d.components.parameters.WebhookTimestamp.required = false)),
     finding: /`webhook-timestamp` header parameter is no longer always sent.*agentd\/webhook-parameter-changed/,
@@ -334,7 +339,7 @@ describe("the frozen-release check", () => {
     expect(gate.code, show(gate)).toBe(0);
   });
 
-  it("fails on a hand-edited changelog, and on the newest release unpublished without rewriting it", async () => {
+  it("fails on a hand-edited changelog, and on the newest published release removed, saying to restore it", async () => {
     const edited = await fresh();
     const changelog = path.join(edited.dir, "releases", "CHANGELOG.md");
     const text = await readFile(changelog, "utf8");
@@ -348,13 +353,16 @@ describe("the frozen-release check", () => {
     expect((await edited.run("release", ["--changelog"])).code).toBe(0);
     expect((await edited.run("contract-gate", ["--only", "frozen"])).code).toBe(0);
 
-    // Nothing else tells that the newest published release is gone: a release
-    // listed but not frozen may just not have shipped yet.
+    // The newest release listed but not frozen may just not have shipped yet:
+    // the changelog's section is what says it was published.
     const unpublished = await fresh();
     await rm(path.join(unpublished.dir, "releases", "openapi-17.05.yaml"));
     const after = await unpublished.run("contract-gate", ["--only", "frozen"]);
     expect(after.code, show(after)).toBe(1);
-    expect(after.stdout).toContain("✗ releases/CHANGELOG.md is not what the published releases derive");
+    expect(after.stdout).toContain("✗ release 17.05 is published (releases/CHANGELOG.md has its section) but its frozen file is gone");
+    expect(after.stdout).toContain("git checkout -- releases/openapi-17.05.yaml");
+    // Rewriting the changelog, the fix for a stale one, does not hide it.
+    expect(after.stdout).not.toContain("npm run release -- --changelog");
   });
 
   it("fails when info.version is not the newest release of info.x-releases", async () => {

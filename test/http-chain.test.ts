@@ -108,6 +108,8 @@ describe("createApp over a failing token check, served over HTTPS", () => {
     const logged = failureLines();
     expect(logged, JSON.stringify(lines)).toEqual([expect.objectContaining({ level, msg: "token check failed", reqId: answer.headers["x-request-id"] })]);
     expect(JSON.stringify(logged[0])).toContain(cause);
+    // An outage lasts and logs once per request: its cause, without a stack; a bug keeps its stack.
+    expect("err" in logged[0]!).toBe(status === 500);
   });
 });
 
@@ -144,6 +146,19 @@ describe("createApp over a failing store, served over HTTPS", () => {
     const logged = lines.find((line) => line.msg === "server error");
     expect(logged, JSON.stringify(lines)).toMatchObject({ reqId: requestId, level: 50 });
     expect(JSON.stringify(logged)).toContain("hunter2"); // the operator sees the cause; the client does not
+  });
+
+  it("a database outage answers 503 database unavailable, logged as one warning with its cause and no stack", async () => {
+    thrown = () => new DatabaseUnavailableError("connect ECONNREFUSED 127.0.0.1:5432");
+    lines.length = 0;
+    const answer = await call("GET", "/agents");
+    expect(answer.status).toBe(503);
+    expect(answer.json).toEqual({ error: "database unavailable" });
+    const logged = lines.filter((line) => (line.level as number) >= 40 && line.msg !== "request failed");
+    expect(logged, JSON.stringify(lines)).toEqual([
+      { ...logged[0], level: 40, msg: "database unavailable", reqId: answer.headers["x-request-id"], cause: "connect ECONNREFUSED 127.0.0.1:5432" },
+    ]);
+    expect(logged[0]).not.toHaveProperty("err");
   });
 
   it("whatever is thrown, even a value that is not an Error, is a 500 with the contract's body", async () => {

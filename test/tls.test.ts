@@ -218,7 +218,35 @@ describe("operator-provided certificate (AGENTD_TLS_CERT / AGENTD_TLS_KEY)", () 
     expect(material.cert).toBe(expired.cert);
 
     const validFrom = new Date(new X509Certificate(valid.cert).validFrom);
-    expect(validityProblem(valid.cert, validFrom.getTime() - day)).toBe(`not valid before ${validFrom.toISOString()}`);
+    expect(validityProblem(valid.cert, validFrom.getTime() - day)).toBe(`is not valid before ${validFrom.toISOString()}`);
+  });
+
+  it("names an intermediate of the chain that is out of its validity period, the server's own being valid", async () => {
+    const day = 24 * 3600 * 1000;
+    const asCa: NonNullable<Parameters<typeof generate>[1]> = {
+      keyType: "ec",
+      algorithm: "sha256",
+      extensions: [
+        { name: "basicConstraints", cA: true, critical: true },
+        { name: "keyUsage", keyCertSign: true, cRLSign: true, critical: true },
+      ],
+    };
+    const root = await generate([{ name: "commonName", value: "agentd test root" }], asCa);
+    const intermediate = await generate([{ name: "commonName", value: "agentd old intermediate" }], {
+      ...asCa,
+      ca: { key: root.private, cert: root.cert },
+      notBeforeDate: new Date(Date.now() - 400 * day),
+      notAfterDate: new Date(Date.now() - 1 * day),
+    });
+    const leaf = await generate([{ name: "commonName", value: "agentd.example.com" }], {
+      keyType: "ec",
+      algorithm: "sha256",
+      ca: { key: intermediate.private, cert: intermediate.cert },
+    });
+    const chain = `${leaf.cert}\n${intermediate.cert}\n`;
+    const expired = new Date(new X509Certificate(intermediate.cert).validTo).toISOString();
+    expect(validityProblem(chain, Date.now())).toBe(`expired on ${expired} (intermediate 1, CN=agentd old intermediate)`);
+    expect(validityProblem(`${leaf.cert}\n`, Date.now())).toBeNull();
   });
 
   it("a chained file (leaf, then intermediate) is served whole: a client trusting only the root verifies it", async () => {

@@ -57,8 +57,10 @@ function locate(pointer: string): { operation: string; where: string } {
     return { operation: segments[1], where: segments.slice(2).join("/") };
   }
   // A webhook is an operation too, whose request the service sends.
-  if (segments[0] === "webhooks" && segments[1] !== undefined && segments[2] !== undefined) {
-    return { operation: `webhook ${segments[1]}`, where: readable(segments.slice(3).join("/")) };
+  if (segments[0] === "webhooks" && segments[1] !== undefined) {
+    const method = segments[2];
+    const inside = method !== undefined && /^(get|put|post|delete|patch|head|options|trace)$/.test(method) ? segments.slice(3) : segments.slice(2);
+    return { operation: `webhook ${segments[1]}`, where: readable(inside.join("/")) };
   }
   return { operation: WHOLE_API, where: segments.join("/") };
 }

@@ -7,11 +7,10 @@
 // too: the set of published releases, info.version, and the changelog.
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { load } from "js-yaml";
 import diff from "microdiff";
 import { renderChangelog } from "./changelog.js";
 import type { Finding } from "./finding.js";
-import { changelogFile, contractFile, frozenFile, frozenReleases, listedReleases, projectRoot, readConfig, releaseAlias, strayFrozenFiles } from "./project.js";
+import { changelogFile, contractFile, contractVersion, frozenFile, frozenReleases, listedReleases, projectRoot, readConfig, releaseAlias, strayFrozenFiles } from "./project.js";
 import { bundleInto, readJson, withScratch } from "./redocly.js";
 import type { BundleRequest } from "./redocly.js";
 
@@ -26,7 +25,7 @@ const show = (value: unknown): string => {
 };
 
 /** Findings about the set of published releases itself: strays, gaps, missing apis entries. */
-async function bookkeeping(frozen: string[]): Promise<Finding[]> {
+function bookkeeping(frozen: string[]): Finding[] {
   const findings: Finding[] = [];
   for (const name of strayFrozenFiles()) {
     findings.push({
@@ -54,11 +53,11 @@ async function bookkeeping(frozen: string[]): Promise<Finding[]> {
   }
   // What openapi.yaml describes is its newest release: the built server
   // reports info.version as the release it serves (agentd_build_info).
-  const version = String((load(await readFile(contractFile, "utf8")) as { info?: { version?: unknown } } | null)?.info?.version);
+  const version = contractVersion();
   const newest = listed.at(-1);
   if (newest !== undefined && version !== newest) {
     findings.push({
-      what: `info.version is "${version}", but the newest release of info.x-releases is ${newest}`,
+      what: `info.version is ${version === undefined ? "missing" : JSON.stringify(version)}, but the newest release of info.x-releases is ${newest}`,
       where: "openapi.yaml #/info/version",
       why: `openapi.yaml describes its newest release: set info.version to "${newest}"`,
     });
@@ -68,11 +67,22 @@ async function bookkeeping(frozen: string[]): Promise<Finding[]> {
 
 /**
  * The changelog is the published releases' diffs, generated: a hand edit, or
- * a frozen file added, amended or removed without rewriting it, makes it say
- * something the releases do not.
+ * a frozen file added or amended without rewriting it, makes it say
+ * something the releases do not. It is also the record of what was
+ * published: a release it has a section for, whose frozen file is gone, was
+ * unpublished, which rewriting the changelog would only hide.
  */
-async function staleChangelog(): Promise<Finding[]> {
+async function staleChangelog(frozen: string[]): Promise<Finding[]> {
   const committed = await readFile(changelogFile, "utf8").catch(() => null);
+  const recorded = [...(committed ?? "").matchAll(/^## (\S+)$/gm)].map((heading) => heading[1]!);
+  const unpublished = recorded.filter((release) => listedReleases().includes(release) && !frozen.includes(release));
+  if (unpublished.length > 0) {
+    return unpublished.map((release) => ({
+      what: `release ${release} is published (releases/CHANGELOG.md has its section) but its frozen file is gone`,
+      where: path.relative(projectRoot, frozenFile(release)),
+      why: `a published release is never removed: restore the file (git checkout -- ${path.relative(projectRoot, frozenFile(release))})`,
+    }));
+  }
   if (committed === (await renderChangelog())) return [];
   return [
     {
@@ -85,8 +95,7 @@ async function staleChangelog(): Promise<Finding[]> {
 
 export async function checkFrozenReleases(): Promise<Finding[]> {
   const frozen = frozenReleases();
-  const [findings, changelog] = await Promise.all([bookkeeping(frozen), staleChangelog()]);
-  findings.push(...changelog);
+  const findings = [...bookkeeping(frozen), ...(await staleChangelog(frozen))];
   const apis = readConfig().apis ?? {};
   const compared = frozen.filter((release) => apis[releaseAlias(release)] !== undefined);
   const requests: Record<string, BundleRequest> = {};

@@ -79,10 +79,7 @@ export async function writeGenerated(outDir: string = generatedDir): Promise<str
     await mkdir(path.dirname(path.join(outDir, name)), { recursive: true });
     await writeFile(path.join(outDir, name), text);
   }
-  // A release's types left behind after its frozen file went (staleGenerated reports them).
-  for (const name of await readdir(path.join(outDir, "releases")).catch(() => [])) {
-    if (!(`releases/${name}` in files)) await rm(path.join(outDir, "releases", name), { force: true });
-  }
+  for (const name of await leftBehind(outDir, files)) await rm(path.join(outDir, name), { force: true });
   return `generated ${Object.keys(files).join(", ")} in ${path.relative(projectRoot, outDir) || "."}`;
 }
 
@@ -94,8 +91,19 @@ export async function staleGenerated(): Promise<string[]> {
     const committed = await readFile(path.join(generatedDir, name), "utf8").catch(() => null);
     if (committed !== text) stale.push(`generated/${name}`);
   }
-  // A release's types left behind after its frozen file went.
-  const releaseTypes = await readdir(path.join(generatedDir, "releases")).catch(() => []);
-  for (const name of releaseTypes) if (!(`releases/${name}` in files)) stale.push(`generated/releases/${name}`);
+  for (const name of await leftBehind(generatedDir, files)) stale.push(`generated/${name}`);
   return stale;
+}
+
+/**
+ * The release types in `dir` (`releases/<release>.ts`) that `files` no
+ * longer has: left behind after a frozen file went. Only files named like
+ * the ones `render` writes: nothing else in the folder is generate's.
+ */
+async function leftBehind(dir: string, files: Record<string, string>): Promise<string[]> {
+  const entries = await readdir(path.join(dir, "releases"), { withFileTypes: true }).catch(() => []);
+  return entries
+    .filter((entry) => entry.isFile() && /^\d+(\.\d+)*\.ts$/.test(entry.name))
+    .map((entry) => `releases/${entry.name}`)
+    .filter((name) => !(name in files));
 }

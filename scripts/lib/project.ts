@@ -60,6 +60,11 @@ export function listedReleases(): string[] {
   return releasesListedIn(load(readFileSync(contractFile, "utf8")));
 }
 
+/** info.version of openapi.yaml as written: a string when quoted as it should be, else whatever YAML made of it. */
+export function contractVersion(): unknown {
+  return (load(readFileSync(contractFile, "utf8")) as { info?: { version?: unknown } } | null)?.info?.version;
+}
+
 /** The listed releases that are published (have a frozen file), oldest first. */
 export function frozenReleases(): string[] {
   return listedReleases().filter((release) => existsSync(frozenFile(release)));

@@ -108,7 +108,7 @@ async function serve(): Promise<number> {
   if (server.certificateProblem !== null) {
     lines.push(
       "",
-      `  Warning: the certificate (AGENTD_TLS_CERT) ${server.certificateProblem}: clients refuse every connection.`,
+      `  Warning: the certificate ${server.certificateProblem}: clients refuse every connection.`,
       "  Replace it (and its key) and restart the server: the files are read at start only.",
     );
   }

@@ -68,7 +68,10 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
   if (retryMaxMs < retryMinMs) errors.push(`${V.retryMaxMs.name}: must be at least ${V.retryMinMs.name} (${retryMinMs} ms)`);
   // The API and the operator listener on one port: the second to listen
   // would fail with EADDRINUSE, which reads as another process's doing.
-  if (rest.port !== 0 && rest.opsPort === rest.port && sharedAddress(rest.host, rest.opsHost)) {
+  // Refused whatever the two addresses: telling which ones overlap (a name,
+  // a wildcard, IPv4 inside IPv6) is the system's job, and two separate
+  // addresses on one port is a layout no deployment needs.
+  if (rest.port !== 0 && rest.opsPort === rest.port) {
     errors.push(`${V.opsPort.name}: must differ from ${V.port.name} (${rest.port}): the API and the operator listener cannot share a port`);
   }
 
@@ -79,12 +82,6 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     events: { busUrl, busExchange, webhookUrls, webhookSecret, webhookTimeoutMs, retryMinMs, retryMaxMs, pollMs },
   };
   return errors.length > 0 ? { ok: false, errors } : { ok: true, config };
-}
-
-/** Whether two listen addresses overlap: the same, or either one every address (0.0.0.0, ::). */
-function sharedAddress(a: string, b: string): boolean {
-  const every = (host: string) => host === "0.0.0.0" || host === "::" || host === "";
-  return a === b || every(a) || every(b);
 }
 
 export function loadDotEnv(cwd: string, env: NodeJS.ProcessEnv = process.env): string | null {

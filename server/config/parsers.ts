@@ -73,15 +73,14 @@ export function duration(raw: string, min: number): number {
 const article = (protocol: string): string => (/^[aeiouh]/.test(protocol) ? "an" : "a");
 
 export function url(raw: string, protocols: readonly string[], needsHost: boolean): URL {
+  const refused = new Error(`must be ${article(protocols[0]!)} ${protocols.map((p) => `${p}//`).join(" or ")} URL`);
   let parsed: URL;
   try {
     parsed = new URL(raw);
   } catch {
-    throw new Error(`must be ${article(protocols[0]!)} ${protocols.map((p) => `${p}//`).join(" or ")} URL`);
+    throw refused;
   }
-  if (!protocols.includes(parsed.protocol) || (needsHost && parsed.hostname === "")) {
-    throw new Error(`must be ${article(protocols[0]!)} ${protocols.map((p) => `${p}//`).join(" or ")} URL`);
-  }
+  if (!protocols.includes(parsed.protocol) || (needsHost && parsed.hostname === "")) throw refused;
   return parsed;
 }
 

@@ -13,6 +13,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { splitStatements } from "./split-statements.js";
 import type { Sql } from "./sql.js";
+import { packageRoot } from "../package-root.js";
 
 /** Arbitrary constant naming "agentd schema migration" among advisory locks. */
 const MIGRATION_LOCK_KEY = 0x61_67_65_6e; // "agen"
@@ -25,15 +26,13 @@ const FILE_NAME = /^(\d{3})-[a-z0-9-]+\.sql$/;
 /**
  * The migration files sit in server/db/migrations/ of the package, whether
  * this module runs from server/db/ (tests, tsx) or from dist/server/db/
- * (compiled; tsc copies no .sql file): look upwards for them, as
- * contract.ts does for openapi.yaml.
+ * (compiled; tsc copies no .sql file): under the package's root, found
+ * upwards as for openapi.yaml.
  */
 export function findMigrations(from: string = path.dirname(fileURLToPath(import.meta.url))): string {
-  for (let dir = from; ; dir = path.dirname(dir)) {
-    const candidate = path.join(dir, "server", "db", "migrations");
-    if (existsSync(candidate)) return candidate;
-    if (path.dirname(dir) === dir) throw new Error(`server/db/migrations not found above ${from}`);
-  }
+  const dir = path.join(packageRoot(from), "server", "db", "migrations");
+  if (!existsSync(dir)) throw new Error(`server/db/migrations not found in the package at ${packageRoot(from)}`);
+  return dir;
 }
 
 /** The migrations of `dir` in version order. File n is version n: a missing or misnamed file is refused, never skipped. */

@@ -5,6 +5,7 @@ import type { ErrorRequestHandler, RequestHandler, Response } from "express";
 import type { Logger } from "pino";
 import type { components } from "../../generated/openapi.js";
 import { DatabaseUnavailableError } from "../db/sql.js";
+import { describeFailure } from "../failure.js";
 import { requestId } from "./logging.js";
 import { TOKEN_CHALLENGE } from "./response-headers.js";
 
@@ -160,9 +161,11 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     const problem = recorded ?? toProblem(err);
     // A failed token check was logged where its cause is known (the verifier,
     // the token check): `err` is then only the validator's own 401 carrying it.
-    if (problem.status >= 500 && recorded === undefined) {
-      logger.error({ reqId: requestId(res), err }, problem.error);
-    }
+    // An outage (503: the database or the auth service away) is expected and
+    // logged once per request while it lasts: a warning with its cause, no
+    // stack. Anything else is a bug, with its stack.
+    if (problem.status === 503 && recorded === undefined) logger.warn({ reqId: requestId(res), cause: describeFailure(err) }, problem.error);
+    else if (problem.status >= 500 && recorded === undefined) logger.error({ reqId: requestId(res), err }, problem.error);
     if (res.headersSent) {
       // Too late for a clean answer: cut the connection rather than send half a body.
       res.destroy();

@@ -25,10 +25,11 @@ export interface CertificateMaterial {
   /** True when this call created a new self-signed certificate. */
   generated: boolean;
   /**
-   * Why clients refuse the operator's certificate now (`expired on …`, `not
-   * valid before …`), or null. Said, not refused: the server starts, so an
+   * Why clients refuse the certificate now (`expired on …`, `is not valid
+   * before …`), or null. Said, not refused: the server starts, so an
    * operator who replaces the files restarts a running deployment rather
-   * than one that would not start. A generated one is renewed instead.
+   * than one that would not start. An expired generated one is renewed
+   * instead; one not valid yet means the clock went back.
    */
   validityProblem: string | null;
 }
@@ -97,7 +98,7 @@ async function loadOrGenerate(dataDir: string): Promise<CertificateMaterial> {
   if (existing !== null) {
     const fingerprint256 = checkPair(existing.cert, existing.key, { cert: certPath, key: keyPath });
     const validTo = new Date(new X509Certificate(existing.cert).validTo);
-    if (validTo.getTime() > Date.now()) return { ...existing, certPath, keyPath, fingerprint256, generated: false, validityProblem: null };
+    if (validTo.getTime() > Date.now()) return { ...existing, certPath, keyPath, fingerprint256, generated: false, validityProblem: validityProblem(existing.cert, Date.now()) };
     // Our own certificate ran out: keep it aside for reference and make a new one.
     await rename(dir, `${dir}.expired-${Date.now()}`).catch(ignoreMissing);
   }
@@ -171,12 +172,20 @@ async function readPem(path: string, variable: string): Promise<string> {
   }
 }
 
-/** Why a client refuses the certificate (the chain's first, the server's own) at `now`, or null. */
-export function validityProblem(cert: string, now: number): string | null {
-  const x509 = new X509Certificate(cert);
+/**
+ * Why a client refuses the chain (the server's certificate, then its
+ * intermediates) at `now`, or null: the first certificate out of its
+ * validity period, named unless it is the server's own.
+ */
+export function validityProblem(chain: string, now: number): string | null {
+  const pems = chain.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
   const iso = (date: string) => new Date(date).toISOString();
-  if (new Date(x509.validTo).getTime() < now) return `expired on ${iso(x509.validTo)}`;
-  if (new Date(x509.validFrom).getTime() > now) return `not valid before ${iso(x509.validFrom)}`;
+  for (const [index, pem] of pems.entries()) {
+    const x509 = new X509Certificate(pem);
+    const which = index === 0 ? "" : ` (intermediate ${index}, ${x509.subject.replace(/\n/g, ", ")})`;
+    if (new Date(x509.validTo).getTime() < now) return `expired on ${iso(x509.validTo)}${which}`;
+    if (new Date(x509.validFrom).getTime() > now) return `is not valid before ${iso(x509.validFrom)}${which}`;
+  }
   return null;
 }
 
