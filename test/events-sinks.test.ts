@@ -64,7 +64,7 @@ describe("events survive configuration changes (embedded database)", () => {
       expect(await metric(server.running.opsUrl, "agentd_event_oldest_pending_seconds")).toBe(0);
       const list = await runAgentd(["events", "list"], { AGENTD_DATA_DIR: dataDir }, { cwd: dataDir });
       expect(list.code, list.stderr).toBe(0);
-      expect(list.stdout).toMatch(new RegExp(`^1\\t\\d{4}-\\d\\d-\\d\\dT[^\\t]+Z\\tnot configured\\thttp://127\\.0\\.0\\.1:${portA}/hooks\\n$`));
+      expect(list.stdout).toMatch(new RegExp(`^PENDING +OLDEST +SINK STATE +SINK\\n1 +\\d{4}-\\d\\d-\\d\\dT\\S+Z +not configured +http://127\\.0\\.0\\.1:${portA}/hooks\\n$`));
       const listed = await runAgentd(["events", "list", "--json"], { AGENTD_DATA_DIR: dataDir }, { cwd: dataDir });
       expect(listed.code, listed.stderr).toBe(0);
       expect(JSON.parse(listed.stdout)).toEqual([{ sink: `http://127.0.0.1:${portA}/hooks`, pending: 1, oldest: expect.stringMatching(/Z$/), configured: false }]);
@@ -209,7 +209,7 @@ describe.runIf(postgresTestUrl() !== undefined)("events survive configuration ch
 
       const list = await runAgentd(["events", "list"], env, { cwd: dir });
       expect(list.code, list.stderr).toBe(0);
-      expect(list.stdout).toMatch(new RegExp(`^1\\t[^\\t]+\\tnot configured\\t${gone.replace(/[?.]/g, "\\$&")}\\n$`));
+      expect(list.stdout).toMatch(new RegExp(`^PENDING +OLDEST +SINK STATE +SINK\\n1 +\\S+ +not configured +${gone.replace(/[?.]/g, "\\$&")}\\n$`));
       const dropped = await runAgentd(["events", "drop", "--sink", gone], env, { cwd: dir });
       expect(dropped, dropped.stderr).toMatchObject({ code: 0, stderr: `dropped 1 undelivered event of ${gone}\n` });
       expect(await metric(agentd.opsUrl, "agentd_events_orphaned")).toBe(0);

@@ -196,7 +196,7 @@ async function tokenFromStdin(): Promise<string> {
 
 /** `token list` as a table, oldest first; the ACLs last, as they vary in length. */
 function tokenTable(tokens: ListedToken[], now: Date): string {
-  const rows = [
+  return table([
     ["ID", "EXPIRES", "CREATED", "ACL"],
     ...tokens.map((t) => [
       t.id,
@@ -204,9 +204,14 @@ function tokenTable(tokens: ListedToken[], now: Date): string {
       t.createdAt,
       t.acls.join(" "),
     ]),
-  ];
-  const widths = [0, 1, 2].map((column) => Math.max(...rows.map((row) => row[column]!.length)));
-  return rows.map((row) => row.map((cell, column) => (column < 3 ? cell.padEnd(widths[column]!) : cell)).join("  ")).join("\n") + "\n";
+  ]);
+}
+
+/** Rows (a header first) as aligned columns; the last one is not padded, as it varies in length. */
+function table(rows: string[][]): string {
+  const last = rows[0]!.length - 1;
+  const widths = rows[0]!.map((_cell, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows.map((row) => row.map((cell, column) => (column < last ? cell.padEnd(widths[column]!) : cell)).join("  ")).join("\n") + "\n";
 }
 
 function parseTtl(value: string): number {
@@ -330,7 +335,10 @@ function program(): Command {
         return;
       }
       await printResult(
-        sinks.map((s) => `${s.pending}\t${s.oldest}\t${s.configured ? "configured" : "not configured"}\t${sinkDisplayName(s.sink)}`).join("\n") + "\n",
+        table([
+          ["PENDING", "OLDEST", "SINK STATE", "SINK"],
+          ...sinks.map((s) => [String(s.pending), s.oldest, s.configured ? "configured" : "not configured", sinkDisplayName(s.sink)]),
+        ]),
       );
     });
   outbox
