@@ -166,6 +166,16 @@ describe("cipher suites (Mozilla intermediate)", () => {
   });
 });
 
+/** selfsigned's options for a CA certificate (a root or an intermediate). */
+const AS_CA: NonNullable<Parameters<typeof generate>[1]> = {
+  keyType: "ec",
+  algorithm: "sha256",
+  extensions: [
+    { name: "basicConstraints", cA: true, critical: true },
+    { name: "keyUsage", keyCertSign: true, cRLSign: true, critical: true },
+  ],
+};
+
 describe("operator-provided certificate (AGENTD_TLS_CERT / AGENTD_TLS_KEY)", () => {
   async function writePair(cn: string): Promise<{ certPath: string; keyPath: string; cert: string }> {
     const dir = await freshDir();
@@ -223,17 +233,9 @@ describe("operator-provided certificate (AGENTD_TLS_CERT / AGENTD_TLS_KEY)", () 
 
   it("names an intermediate of the chain that is out of its validity period, the server's own being valid", async () => {
     const day = 24 * 3600 * 1000;
-    const asCa: NonNullable<Parameters<typeof generate>[1]> = {
-      keyType: "ec",
-      algorithm: "sha256",
-      extensions: [
-        { name: "basicConstraints", cA: true, critical: true },
-        { name: "keyUsage", keyCertSign: true, cRLSign: true, critical: true },
-      ],
-    };
-    const root = await generate([{ name: "commonName", value: "agentd test root" }], asCa);
+    const root = await generate([{ name: "commonName", value: "agentd test root" }], AS_CA);
     const intermediate = await generate([{ name: "commonName", value: "agentd old intermediate" }], {
-      ...asCa,
+      ...AS_CA,
       ca: { key: root.private, cert: root.cert },
       notBeforeDate: new Date(Date.now() - 400 * day),
       notAfterDate: new Date(Date.now() - 1 * day),
@@ -252,17 +254,9 @@ describe("operator-provided certificate (AGENTD_TLS_CERT / AGENTD_TLS_KEY)", () 
   it("a chained file (leaf, then intermediate) is served whole: a client trusting only the root verifies it", async () => {
     // The server trusts no CAs itself (`ca: []`): the chain it presents must
     // come from the file alone.
-    const asCa: NonNullable<Parameters<typeof generate>[1]> = {
-      keyType: "ec",
-      algorithm: "sha256",
-      extensions: [
-        { name: "basicConstraints", cA: true, critical: true },
-        { name: "keyUsage", keyCertSign: true, cRLSign: true, critical: true },
-      ],
-    };
-    const root = await generate([{ name: "commonName", value: "agentd test root" }], asCa);
+    const root = await generate([{ name: "commonName", value: "agentd test root" }], AS_CA);
     const intermediate = await generate([{ name: "commonName", value: "agentd test intermediate" }], {
-      ...asCa,
+      ...AS_CA,
       ca: { key: root.private, cert: root.cert },
     });
     const leaf = await generate([{ name: "commonName", value: "agentd.example.com" }], {
