@@ -4,8 +4,9 @@
 // answer Prism produces itself (problem+json, for a malformed `Prefer` say)
 // the contract's `Error` body, so a front end meets one error shape whichever
 // layer answered. A JSON body goes through the server's own body parser
-// first and is refused as the server refuses it (malformed, not an object,
-// too large), since Prism does otherwise (parseJsonThenForward), and a GET
+// first and is refused as the server refuses it (malformed, not an object
+// or an array, too large; an array only in the stateless mock), since Prism
+// does otherwise (parseJsonThenForward), and a GET
 // that carries a body gets the server's 400 (Prism's proxy would fail to
 // forward it). What Prism cannot take goes straight to the service behind
 // it, which answers as the server does (notForPrism); the stateless mock,

@@ -76,10 +76,7 @@ export async function startServer(config: Config, logger: Logger, pgliteThread?:
     throw err;
   });
   if (certificate.validityProblem !== null) {
-    logger.warn(
-      { certPath: certificate.certPath },
-      `the TLS certificate ${certificate.validityProblem}: clients refuse every connection until it is replaced and the server restarted`,
-    );
+    logger.warn({ certPath: certificate.certPath }, certificate.validityProblem);
   }
   // What a failed start has opened so far, for the catch below to close.
   let stores: Stores | undefined;

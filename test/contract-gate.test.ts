@@ -359,10 +359,19 @@ describe("the frozen-release check", () => {
     await rm(path.join(unpublished.dir, "releases", "openapi-17.05.yaml"));
     const after = await unpublished.run("contract-gate", ["--only", "frozen"]);
     expect(after.code, show(after)).toBe(1);
-    expect(after.stdout).toContain("✗ release 17.05 is published (releases/CHANGELOG.md has its section) but its frozen file is gone");
-    expect(after.stdout).toContain("git checkout -- releases/openapi-17.05.yaml");
+    expect(after.stdout).toContain("✗ release 17.05 is published (releases/CHANGELOG.md has its section) but releases/openapi-17.05.yaml is gone");
+    expect(after.stdout).toContain("git log --diff-filter=D -- releases/openapi-17.05.yaml");
     // Rewriting the changelog, the fix for a stale one, does not hide it.
     expect(after.stdout).not.toContain("npm run release -- --changelog");
+
+    // One in the middle: said the same way, and not as a release to publish
+    // again from today's contract.
+    const middle = await fresh();
+    await rm(path.join(middle.dir, "releases", "openapi-15.18.yaml"));
+    const gap = await middle.run("contract-gate", ["--only", "frozen"]);
+    expect(gap.code, show(gap)).toBe(1);
+    expect(gap.stdout).toContain("✗ release 15.18 is published (releases/CHANGELOG.md has its section) but releases/openapi-15.18.yaml is gone");
+    expect(gap.stdout).not.toContain("npm run release -- 15.18");
   });
 
   it("fails when info.version is not the newest release of info.x-releases", async () => {
@@ -371,8 +380,8 @@ describe("the frozen-release check", () => {
     await copy.editContract((d) => (d.info.version = "17.05"));
     const gate = await copy.run("contract-gate", ["--only", "frozen"]);
     expect(gate.code, show(gate)).toBe(1);
-    expect(gate.stdout).toContain('✗ info.version is "17.05", but the newest release of info.x-releases is 18.01');
-    expect(gate.stdout).toContain('set info.version to "18.01"');
+    expect(gate.stdout).toContain('✗ info.version is "17.05", but the newest release of info.x-releases is "18.01"');
+    expect(gate.stdout).toContain('set info.version to "18.01", quoted');
   });
 
   it("passes again once the record is corrected on purpose with release --amend, which prints the difference", async () => {

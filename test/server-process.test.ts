@@ -521,8 +521,8 @@ describe("an operator's certificate out of its validity period", () => {
       const served = await serve(dir, { AGENTD_TLS_CERT: path.join(dir, "cert.pem"), AGENTD_TLS_KEY: path.join(dir, "key.pem"), AGENTD_LOG_LEVEL: "warn" });
       try {
         const expired = new Date(new X509Certificate(pems.cert).validTo).toISOString();
-        expect(served.output()).toContain(`Warning: the certificate expired on ${expired}: clients refuse every connection.`);
-        expect(served.logs()).toContain(`the TLS certificate expired on ${expired}`);
+        expect(served.output()).toContain(`Warning: the certificate expired on ${expired}: clients refuse every connection. Replace it (and its key) and restart`);
+        expect(served.logs()).toContain(`"msg":"the certificate expired on ${expired}: clients refuse every connection.`);
       } finally {
         await served.kill("SIGTERM");
       }

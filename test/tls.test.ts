@@ -78,6 +78,27 @@ describe("generated self-signed certificate", () => {
     expect(results.filter((r) => r.generated)).toHaveLength(1);
   });
 
+  it("one not valid yet (made under a clock ahead of this one) is kept, and said to be the clock's doing", async () => {
+    const dataDir = await freshDir();
+    await loadOrCreateCertificate({ dataDir });
+    expect((await loadOrCreateCertificate({ dataDir })).validityProblem).toBeNull();
+    const day = 24 * 3600 * 1000;
+    const ahead = await generate([{ name: "commonName", value: "localhost" }], {
+      algorithm: "sha256",
+      keySize: 2048,
+      notBeforeDate: new Date(Date.now() + 2 * day),
+      notAfterDate: new Date(Date.now() + 800 * day),
+    });
+    await writeFile(join(dataDir, "tls", "cert.pem"), ahead.cert);
+    await writeFile(join(dataDir, "tls", "key.pem"), ahead.private, { mode: 0o600 });
+    const material = await loadOrCreateCertificate({ dataDir });
+    expect(material.cert).toBe(ahead.cert);
+    const validFrom = new Date(new X509Certificate(ahead.cert).validFrom).toISOString();
+    expect(material.validityProblem).toBe(
+      `the generated certificate is not valid before ${validFrom}: the system clock is behind, and clients refuse every connection. Set the clock right and restart`,
+    );
+  });
+
   it("refuses half a generated pair instead of overwriting it", async () => {
     const dataDir = await freshDir();
     await loadOrCreateCertificate({ dataDir });
@@ -224,11 +245,13 @@ describe("operator-provided certificate (AGENTD_TLS_CERT / AGENTD_TLS_KEY)", () 
     await writeFile(keyPath, expired.private, { mode: 0o600 });
     const material = await loadOrCreateCertificate({ dataDir, certPath, keyPath });
     const validTo = new Date(new X509Certificate(expired.cert).validTo).toISOString();
-    expect(material.validityProblem).toBe(`expired on ${validTo}`);
+    expect(material.validityProblem).toBe(
+      `the certificate expired on ${validTo}: clients refuse every connection. Replace it (and its key) and restart: the files are read at start only`,
+    );
     expect(material.cert).toBe(expired.cert);
 
     const validFrom = new Date(new X509Certificate(valid.cert).validFrom);
-    expect(validityProblem(valid.cert, validFrom.getTime() - day)).toBe(`is not valid before ${validFrom.toISOString()}`);
+    expect(validityProblem(valid.cert, validFrom.getTime() - day)).toMatch(new RegExp(`^the certificate is not valid before ${validFrom.toISOString()}: clients refuse every connection`));
   });
 
   it("names an intermediate of the chain that is out of its validity period, the server's own being valid", async () => {
@@ -247,7 +270,9 @@ describe("operator-provided certificate (AGENTD_TLS_CERT / AGENTD_TLS_KEY)", () 
     });
     const chain = `${leaf.cert}\n${intermediate.cert}\n`;
     const expired = new Date(new X509Certificate(intermediate.cert).validTo).toISOString();
-    expect(validityProblem(chain, Date.now())).toBe(`expired on ${expired} (intermediate 1, CN=agentd old intermediate)`);
+    expect(validityProblem(chain, Date.now())).toBe(
+      `certificate 2 of the chain (CN=agentd old intermediate) expired on ${expired}: clients that need it to reach a root they trust refuse the connection. Replace the chain and restart`,
+    );
     expect(validityProblem(`${leaf.cert}\n`, Date.now())).toBeNull();
   });
 

@@ -5,6 +5,7 @@
 // left (paths, operations, parameters, schemas and constraints, security,
 // servers, responses) must match exactly. The record around them is checked
 // too: the set of published releases, info.version, and the changelog.
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import diff from "microdiff";
@@ -24,8 +25,8 @@ const show = (value: unknown): string => {
   return text === undefined ? "nothing" : text.length > 120 ? `${text.slice(0, 117)}...` : text;
 };
 
-/** Findings about the set of published releases itself: strays, gaps, missing apis entries. */
-function bookkeeping(frozen: string[]): Finding[] {
+/** Findings about the set of published releases itself: strays, gaps (but the removed ones, reported apart), missing apis entries. */
+function bookkeeping(frozen: string[], removed: string[]): Finding[] {
   const findings: Finding[] = [];
   for (const name of strayFrozenFiles()) {
     findings.push({
@@ -37,7 +38,7 @@ function bookkeeping(frozen: string[]): Finding[] {
   const listed = listedReleases();
   const latest = frozen.at(-1);
   for (const release of listed) {
-    if (latest !== undefined && listed.indexOf(release) < listed.indexOf(latest) && !frozen.includes(release)) {
+    if (latest !== undefined && listed.indexOf(release) < listed.indexOf(latest) && !frozen.includes(release) && !removed.includes(release)) {
       findings.push({
         what: `release ${release} is not published, though ${latest} is`,
         where: path.relative(projectRoot, frozenFile(release)),
@@ -56,32 +57,41 @@ function bookkeeping(frozen: string[]): Finding[] {
   const version = contractVersion();
   const newest = listed.at(-1);
   if (newest !== undefined && version !== newest) {
+    const shown = version === undefined ? "missing" : typeof version === "string" ? `"${version}"` : `${JSON.stringify(version)} (unquoted YAML)`;
     findings.push({
-      what: `info.version is ${version === undefined ? "missing" : JSON.stringify(version)}, but the newest release of info.x-releases is ${newest}`,
+      what: `info.version is ${shown}, but the newest release of info.x-releases is "${newest}"`,
       where: "openapi.yaml #/info/version",
-      why: `openapi.yaml describes its newest release: set info.version to "${newest}"`,
+      why: `openapi.yaml describes its newest release: set info.version to "${newest}", quoted`,
     });
   }
   return findings;
 }
 
 /**
+ * The changelog is the record of what was published: the releases it has a
+ * section for whose frozen file is gone (listed in openapi.yaml or not) were
+ * removed, which rewriting the changelog would only hide.
+ */
+function removedReleases(committed: string | null): string[] {
+  const recorded = [...(committed ?? "").matchAll(/^## (\S+)$/gm)].map((heading) => heading[1]!);
+  return recorded.filter((release) => !existsSync(frozenFile(release)));
+}
+
+/**
  * The changelog is the published releases' diffs, generated: a hand edit, or
  * a frozen file added or amended without rewriting it, makes it say
- * something the releases do not. It is also the record of what was
- * published: a release it has a section for, whose frozen file is gone, was
- * unpublished, which rewriting the changelog would only hide.
+ * something the releases do not. A removed release is said first, alone.
  */
-async function staleChangelog(frozen: string[]): Promise<Finding[]> {
-  const committed = await readFile(changelogFile, "utf8").catch(() => null);
-  const recorded = [...(committed ?? "").matchAll(/^## (\S+)$/gm)].map((heading) => heading[1]!);
-  const unpublished = recorded.filter((release) => listedReleases().includes(release) && !frozen.includes(release));
-  if (unpublished.length > 0) {
-    return unpublished.map((release) => ({
-      what: `release ${release} is published (releases/CHANGELOG.md has its section) but its frozen file is gone`,
-      where: path.relative(projectRoot, frozenFile(release)),
-      why: `a published release is never removed: restore the file (git checkout -- ${path.relative(projectRoot, frozenFile(release))})`,
-    }));
+async function changelogFindings(committed: string | null, removed: string[]): Promise<Finding[]> {
+  if (removed.length > 0) {
+    return removed.map((release) => {
+      const file = path.relative(projectRoot, frozenFile(release));
+      return {
+        what: `release ${release} is published (releases/CHANGELOG.md has its section) but ${file} is gone`,
+        where: file,
+        why: `a published release is never removed: restore the file from the commit before the one that deleted it (git log --diff-filter=D -- ${file} names that one)`,
+      };
+    });
   }
   if (committed === (await renderChangelog())) return [];
   return [
@@ -95,7 +105,9 @@ async function staleChangelog(frozen: string[]): Promise<Finding[]> {
 
 export async function checkFrozenReleases(): Promise<Finding[]> {
   const frozen = frozenReleases();
-  const findings = [...bookkeeping(frozen), ...(await staleChangelog(frozen))];
+  const committed = await readFile(changelogFile, "utf8").catch(() => null);
+  const removed = removedReleases(committed);
+  const findings = [...bookkeeping(frozen, removed), ...(await changelogFindings(committed, removed))];
   const apis = readConfig().apis ?? {};
   const compared = frozen.filter((release) => apis[releaseAlias(release)] !== undefined);
   const requests: Record<string, BundleRequest> = {};

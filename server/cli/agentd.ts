@@ -106,11 +106,7 @@ async function serve(): Promise<number> {
     );
   }
   if (server.certificateProblem !== null) {
-    lines.push(
-      "",
-      `  Warning: the certificate ${server.certificateProblem}: clients refuse every connection.`,
-      "  Replace it (and its key) and restart the server: the files are read at start only.",
-    );
+    lines.push("", `  Warning: ${server.certificateProblem}.`);
   }
   if (server.adminToken) {
     lines.push(

@@ -225,7 +225,7 @@ export const VARIABLES = {
   opsPort: variable({
     name: "AGENTD_OPS_PORT",
     default: "9494",
-    description: "Port of the operator listener, 0 to 65535 (0 picks a free port), or off to disable it (and metrics).",
+    description: "Port of the operator listener, 0 to 65535 (0 picks a free port; never AGENTD_PORT's), or off to disable it (and metrics).",
     parse: portOrOff,
   }),
   drainDelayMs: variable({

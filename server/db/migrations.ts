@@ -25,9 +25,9 @@ const FILE_NAME = /^(\d{3})-[a-z0-9-]+\.sql$/;
 
 /**
  * The migration files sit in server/db/migrations/ of the package, whether
- * this module runs from server/db/ (tests, tsx) or from dist/server/db/
- * (compiled; tsc copies no .sql file): under the package's root, found
- * upwards as for openapi.yaml.
+ * this module runs from server/db/ (tests, tsx), dist/server/db/ (compiled;
+ * tsc copies no .sql file) or a bundle in dist/bin/: under the package's
+ * root, found upwards as for openapi.yaml.
  */
 export function findMigrations(from: string = path.dirname(fileURLToPath(import.meta.url))): string {
   const dir = path.join(packageRoot(from), "server", "db", "migrations");

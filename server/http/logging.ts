@@ -10,6 +10,11 @@ export function requestId(res: Response): string | undefined {
   return typeof id === "string" ? id : undefined;
 }
 
+/** The id of a request: the caller's X-Request-Id when it is a well-formed one, else a new UUID. */
+export function requestIdFor(incoming: string | string[] | undefined): string {
+  return typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+}
+
 /**
  * One JSON log line per request, when it ends, with a request id that is
  * also sent back as X-Request-Id (a sane incoming one is kept, so a trace
@@ -24,11 +29,6 @@ export function requestId(res: Response): string | undefined {
  * A plain `close` hook on the one process logger: pino-http's per-request
  * child logger was a large share of the server's time under load.
  */
-/** The id of a request: the caller's X-Request-Id when it is a well-formed one, else a new UUID. */
-export function requestIdFor(incoming: string | string[] | undefined): string {
-  return typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-}
-
 export function requestLogger(logger: Logger): RequestHandler {
   return (req, res, next) => {
     const id = requestIdFor(req.headers["x-request-id"]);

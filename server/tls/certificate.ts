@@ -25,8 +25,8 @@ export interface CertificateMaterial {
   /** True when this call created a new self-signed certificate. */
   generated: boolean;
   /**
-   * Why clients refuse the certificate now (`expired on …`, `is not valid
-   * before …`), or null. Said, not refused: the server starts, so an
+   * Why clients refuse the certificate now (out of its validity period),
+   * with the remedy, or null. Said, not refused: the server starts, so an
    * operator who replaces the files restarts a running deployment rather
    * than one that would not start. An expired generated one is renewed
    * instead; one not valid yet means the clock went back.
@@ -98,7 +98,12 @@ async function loadOrGenerate(dataDir: string): Promise<CertificateMaterial> {
   if (existing !== null) {
     const fingerprint256 = checkPair(existing.cert, existing.key, { cert: certPath, key: keyPath });
     const validTo = new Date(new X509Certificate(existing.cert).validTo);
-    if (validTo.getTime() > Date.now()) return { ...existing, certPath, keyPath, fingerprint256, generated: false, validityProblem: validityProblem(existing.cert, Date.now()) };
+    if (validTo.getTime() > Date.now()) {
+      const early = outOfValidity(new X509Certificate(existing.cert), Date.now());
+      // Not valid yet: made under a clock ahead of this one, which a new one would not mend.
+      const problem = early === null ? null : `the generated certificate ${early}: the system clock is behind, and clients refuse every connection. Set the clock right and restart`;
+      return { ...existing, certPath, keyPath, fingerprint256, generated: false, validityProblem: problem };
+    }
     // Our own certificate ran out: keep it aside for reference and make a new one.
     await rename(dir, `${dir}.expired-${Date.now()}`).catch(ignoreMissing);
   }
@@ -173,19 +178,28 @@ async function readPem(path: string, variable: string): Promise<string> {
 }
 
 /**
- * Why a client refuses the chain (the server's certificate, then its
- * intermediates) at `now`, or null: the first certificate out of its
- * validity period, named unless it is the server's own.
+ * What is wrong, at `now`, with the operator's chain (the server's
+ * certificate, then the rest of the file), said with its consequence and
+ * its remedy, or null. The server's own out of its validity period fails
+ * every client; a later one only the clients whose path to a root they
+ * trust goes through it (one holding that root itself never looks).
  */
 export function validityProblem(chain: string, now: number): string | null {
   const pems = chain.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
-  const iso = (date: string) => new Date(date).toISOString();
   for (const [index, pem] of pems.entries()) {
-    const x509 = new X509Certificate(pem);
-    const which = index === 0 ? "" : ` (intermediate ${index}, ${x509.subject.replace(/\n/g, ", ")})`;
-    if (new Date(x509.validTo).getTime() < now) return `expired on ${iso(x509.validTo)}${which}`;
-    if (new Date(x509.validFrom).getTime() > now) return `is not valid before ${iso(x509.validFrom)}${which}`;
+    const out = outOfValidity(new X509Certificate(pem), now);
+    if (out === null) continue;
+    if (index === 0) return `the certificate ${out}: clients refuse every connection. Replace it (and its key) and restart: the files are read at start only`;
+    const subject = new X509Certificate(pem).subject.replace(/\n/g, ", ");
+    return `certificate ${index + 1} of the chain (${subject}) ${out}: clients that need it to reach a root they trust refuse the connection. Replace the chain and restart`;
   }
+  return null;
+}
+
+/** `expired on …` or `is not valid before …`, or null while valid at `now`. */
+function outOfValidity(x509: X509Certificate, now: number): string | null {
+  if (new Date(x509.validTo).getTime() < now) return `expired on ${new Date(x509.validTo).toISOString()}`;
+  if (new Date(x509.validFrom).getTime() > now) return `is not valid before ${new Date(x509.validFrom).toISOString()}`;
   return null;
 }
 
