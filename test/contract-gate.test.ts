@@ -438,6 +438,27 @@ describe("npm run contract:diff", () => {
     expect(json.groups.find((g) => g.operation === "GET /agents")?.changes).toContainEqual(expect.objectContaining({ breaking: false, where: "response 401" }));
   });
 
+  it("groups a webhook's changes under it, a webhook added or removed whole included", async () => {
+    const copy = await copyProject();
+    try {
+      await addRelease(copy, "18.01", "Deliveries no longer carry webhook-id; a new event.");
+      await copy.editContract((d) => {
+        d.components.parameters.WebhookId["x-until"] = "18.01";
+        d.webhooks.agentLoggedOff = { ...structuredClone(d.webhooks.agentUnpaused), "x-since": "18.01" };
+        d.webhooks.agentLoggedOff.post.operationId = "agentLoggedOff";
+      });
+      const report = await copy.run("contract-diff", ["--format", "json"]);
+      expect(report.code, show(report)).toBe(0);
+      const json = JSON.parse(report.stdout) as { groups: { operation: string; changes: { breaking: boolean; kind: string; where: string }[] }[] };
+      const group = (name: string) => json.groups.find((g) => g.operation === name)?.changes;
+      expect(group("webhook agentLoggedOff")).toEqual([expect.objectContaining({ breaking: false, kind: "added", where: "" })]);
+      expect(group("webhook agentPaused")).toContainEqual(expect.objectContaining({ breaking: true, where: "parameters/0" }));
+      expect(json.groups.map((g) => g.operation)).not.toContain("Whole API");
+    } finally {
+      await copy.remove();
+    }
+  });
+
   it("exits 0 on a breaking change too (the gate is what fails), marking it breaking in Markdown", async () => {
     const copy = await copyProject();
     try {
