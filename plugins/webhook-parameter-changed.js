@@ -33,8 +33,8 @@ export function WebhookParameterChanged() {
         report({ message: `The service no longer sends the ${named(removed)}: receivers that read it fail.` });
         return;
       }
-      const base = parameterOf(change.node.base);
       if (change.kind !== "modified") return;
+      const base = parameterOf(change.node.base);
       const before = change.base?.value;
       const after = change.revision?.value;
       // Header names are case-insensitive: a change of case is no change.

@@ -46,12 +46,14 @@ function readable(where: string): string {
     .replace(/\/items(?=\/|\.|$)/g, "[]");
 }
 
+const OPERATION_METHOD = /^(get|put|post|delete|patch|head|options|trace)$/;
+
 /** Splits `#/paths/~1agents/get/responses/200` into the operation and the rest. */
 function locate(pointer: string): { operation: string; where: string } {
   const segments = pointer.replace(/^#\/?/, "").split("/").map(unescape);
   if (segments[0] === "paths" && segments[1] !== undefined) {
     const method = segments[2];
-    if (method !== undefined && /^(get|put|post|delete|patch|head|options|trace)$/.test(method)) {
+    if (method !== undefined && OPERATION_METHOD.test(method)) {
       return { operation: `${method.toUpperCase()} ${segments[1]}`, where: readable(segments.slice(3).join("/")) };
     }
     return { operation: segments[1], where: segments.slice(2).join("/") };
@@ -59,7 +61,7 @@ function locate(pointer: string): { operation: string; where: string } {
   // A webhook is an operation too, whose request the service sends.
   if (segments[0] === "webhooks" && segments[1] !== undefined) {
     const method = segments[2];
-    const inside = method !== undefined && /^(get|put|post|delete|patch|head|options|trace)$/.test(method) ? segments.slice(3) : segments.slice(2);
+    const inside = method !== undefined && OPERATION_METHOD.test(method) ? segments.slice(3) : segments.slice(2);
     return { operation: `webhook ${segments[1]}`, where: readable(inside.join("/")) };
   }
   return { operation: WHOLE_API, where: segments.join("/") };

@@ -18,6 +18,9 @@ import { isLoopback } from "../ops/listener.js";
 import { packageVersion } from "../package-root.js";
 import { readFirstLine } from "./read-line.js";
 
+/** Read once: `--version` and the serve command's banner show it. */
+const VERSION = packageVersion();
+
 /** Exit codes: 0 success, 1 failure, 2 usage or configuration error. */
 const FAILURE = 1;
 const USAGE = 2;
@@ -89,7 +92,7 @@ async function serve(): Promise<number> {
   );
   const lines = [
     `agentd is serving ${server.url}`,
-    `  version:     ${packageVersion()}`,
+    `  version:     ${VERSION}`,
     `  database:    ${config.databaseUrl ? "PostgreSQL" : `embedded (PGlite) in ${config.dataDir}`}`,
     `  certificate: ${server.certPath}`,
     `  SHA-256:     ${server.fingerprint256}`,
@@ -237,7 +240,7 @@ const events = (count: number): string => `${count} undelivered event${count ===
 function program(): Command {
   const cli = new Command("agentd")
     .description("The agent service: serve the API and administer its tokens, agents and undelivered events.")
-    .version(packageVersion(), "-V, --version", "print the version")
+    .version(VERSION, "-V, --version", "print the version")
     .exitOverride()
     .configureOutput({ writeOut: (text) => stdio.stdout.write(text), writeErr: (text) => stdio.stderr.write(text) })
     .showHelpAfterError();

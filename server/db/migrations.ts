@@ -30,8 +30,9 @@ const FILE_NAME = /^(\d{3})-[a-z0-9-]+\.sql$/;
  * root, found upwards as for openapi.yaml.
  */
 export function findMigrations(from: string = path.dirname(fileURLToPath(import.meta.url))): string {
-  const dir = path.join(packageRoot(from), "server", "db", "migrations");
-  if (!existsSync(dir)) throw new Error(`server/db/migrations not found in the package at ${packageRoot(from)}`);
+  const root = packageRoot(from);
+  const dir = path.join(root, "server", "db", "migrations");
+  if (!existsSync(dir)) throw new Error(`server/db/migrations not found in the package at ${root}`);
   return dir;
 }
 

@@ -4,9 +4,7 @@ import { fillAcl } from "../auth/acl.js";
 import type { Logger } from "pino";
 import type { TokenVerifier } from "../auth/verifier.js";
 import { NO_METRICS, type AuthCheckResult, type Metrics } from "../ops/metrics.js";
-import { HttpProblem, recordAuthFailure, toProblem } from "./errors.js";
-import { requestId } from "./logging.js";
-import { describeFailure } from "../failure.js";
+import { HttpProblem, logServerFailure, recordAuthFailure, toProblem } from "./errors.js";
 
 const STATUS = {
   "invalid token or unauthorized": 401,
@@ -63,11 +61,8 @@ export function securityHandlers(
         metrics.authCheck("unavailable");
         const problem = toProblem(err);
         recordAuthFailure(res, problem);
-        // The one log line of this failure (errorHandler does not repeat it):
-        // an outage warns with its cause alone (one line per request while it
-        // lasts, so no stack), a bug is an error with its stack.
-        if (problem.status === 503) logger.warn({ reqId: requestId(res), cause: describeFailure(err) }, "token check failed");
-        else logger.error({ reqId: requestId(res), err }, "token check failed");
+        // The one log line of this failure: errorHandler does not repeat it.
+        logServerFailure(logger, res, problem.status, err, "token check failed");
       }
       return false;
     },

@@ -155,17 +155,24 @@ export function toProblem(err: unknown): HttpProblem {
 }
 
 /** The last middleware: every error leaves in the contract's shape; a 500 is logged, never explained. */
+/**
+ * The one log line of a failure the server answers 5xx to. An outage (503:
+ * the database or the auth service away) is expected and logged once per
+ * request while it lasts: a warning with its cause, no stack. Anything else
+ * is a bug: an error with its stack.
+ */
+export function logServerFailure(logger: Logger, res: Response, status: number, err: unknown, message: string): void {
+  if (status === 503) logger.warn({ reqId: requestId(res), cause: describeFailure(err) }, message);
+  else if (status >= 500) logger.error({ reqId: requestId(res), err }, message);
+}
+
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, _req, res, _next) => {
     const recorded = authFailure(res);
     const problem = recorded ?? toProblem(err);
     // A failed token check was logged where its cause is known (the verifier,
     // the token check): `err` is then only the validator's own 401 carrying it.
-    // An outage (503: the database or the auth service away) is expected and
-    // logged once per request while it lasts: a warning with its cause, no
-    // stack. Anything else is a bug, with its stack.
-    if (problem.status === 503 && recorded === undefined) logger.warn({ reqId: requestId(res), cause: describeFailure(err) }, problem.error);
-    else if (problem.status >= 500 && recorded === undefined) logger.error({ reqId: requestId(res), err }, problem.error);
+    if (recorded === undefined) logServerFailure(logger, res, problem.status, err, problem.error);
     if (res.headersSent) {
       // Too late for a clean answer: cut the connection rather than send half a body.
       res.destroy();

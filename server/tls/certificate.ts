@@ -97,9 +97,9 @@ async function loadOrGenerate(dataDir: string): Promise<CertificateMaterial> {
   const existing = await readGenerated(certPath, keyPath);
   if (existing !== null) {
     const fingerprint256 = checkPair(existing.cert, existing.key, { cert: certPath, key: keyPath });
-    const validTo = new Date(new X509Certificate(existing.cert).validTo);
-    if (validTo.getTime() > Date.now()) {
-      const early = outOfValidity(new X509Certificate(existing.cert), Date.now());
+    const x509 = new X509Certificate(existing.cert);
+    if (new Date(x509.validTo).getTime() > Date.now()) {
+      const early = outOfValidity(x509, Date.now());
       // Not valid yet: made under a clock ahead of this one, which a new one would not mend.
       const problem = early === null ? null : `the generated certificate ${early}: the system clock is behind, and clients refuse every connection. Set the clock right and restart`;
       return { ...existing, certPath, keyPath, fingerprint256, generated: false, validityProblem: problem };
@@ -187,10 +187,11 @@ async function readPem(path: string, variable: string): Promise<string> {
 export function validityProblem(chain: string, now: number): string | null {
   const pems = chain.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
   for (const [index, pem] of pems.entries()) {
-    const out = outOfValidity(new X509Certificate(pem), now);
+    const x509 = new X509Certificate(pem);
+    const out = outOfValidity(x509, now);
     if (out === null) continue;
     if (index === 0) return `the certificate ${out}: clients refuse every connection. Replace it (and its key) and restart: the files are read at start only`;
-    const subject = new X509Certificate(pem).subject.replace(/\n/g, ", ");
+    const subject = x509.subject.replace(/\n/g, ", ");
     return `certificate ${index + 1} of the chain (${subject}) ${out}: clients that need it to reach a root they trust refuse the connection. Replace the chain and restart`;
   }
   return null;
