@@ -329,8 +329,8 @@ export interface components {
          */
         EventQueue: null;
         /**
-         * @description The reason the change set, as upstream's bus sends it: the empty
-         *     string when there is none. The REST API says null for "no reason"
+         * @description The agent's pause reason after the change, as upstream's bus sends
+         *     it: the empty string when there is none. The REST API says null for "no reason"
          *     (`AgentStatus.paused_reason`), but the events keep upstream's wire
          *     format, so that consumers written against upstream 17.05 (which
          *     expect a string here) read them unchanged.

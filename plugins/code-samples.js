@@ -156,13 +156,16 @@ export function CodeSamples() {
           "Every operation has samples in curl, TypeScript and Python. They read " +
           "three environment variables: `AGENTD_URL`, the base URL with its version " +
           "prefix (`https://localhost:9493/1.0`); `AGENTD_TOKEN`, a token (see " +
-          "Authentication); and `AGENTD_CACERT`, the server's certificate when it is " +
+          "[Authentication](#section/Authentication)); and `AGENTD_CACERT`, the server's certificate when it is " +
           "self-signed (a server started with its defaults writes it to " +
           "`data/tls/cert.pem`), unset for a certificate a public authority signed. " +
           "The curl samples run in bash, zsh or sh; the Python ones need `requests`. " +
           "The TypeScript ones import the typed client `agentd/client` from the " +
           "service's own package, which `npm pack` builds in its repository (the " +
-          "npm registry's `agentd` is another project), and run with `npx tsx`.\n\n" +
+          "npm registry's `agentd` is another project). They are ES modules (they " +
+          "use top-level `await`): save one as a `.mts` file, which is a module " +
+          "whatever the project's `type` (`npm init` makes it `commonjs`), and run " +
+          "it with `npx tsx listAgents.mts`.\n\n" +
           "## Receiving webhooks\n\n" +
           "A receiver checks each delivery's signature and timestamp with the " +
           "`AGENTD_WEBHOOK_SECRET` the service signs with, answers a bad one with " +

@@ -225,6 +225,25 @@ describe("the built docs in chromium", () => {
     expect(text).toContain("An agent not logged in has no state interface. Since release 15.15.");
   });
 
+  // Redoc draws a oneOf field as one tab per case, each with the case's own
+  // description only: the docs put the field's own on every case.
+  it("shows a field that is one of two cases with its own description and release note", async () => {
+    const { page } = ready().docs;
+    await page.getByRole("link", { name: "agents", exact: true }).click();
+    await page.getByRole("link", { name: /^Get an agent by number\b/ }).click();
+    const section = page.locator('[id="agents/getagentbynumber"]');
+    await section.waitFor({ state: "visible", timeout: 20_000 });
+    await expect.poll(() => section.innerText()).toMatch(/paused_reason[^]*One of:[^]*Reason given for the pause; null when not paused or when no reason was given\.\s*Since release 17\.05\.\s*Why the agent is paused/);
+
+    await page.getByRole("link", { name: "events", exact: true }).click();
+    await page.getByRole("link", { name: /^An agent was paused\b/ }).click();
+    const event = page.locator("[id^='events/']").filter({ has: page.getByRole("heading", { level: 2, name: "An agent was paused" }) }).first();
+    await event.waitFor({ state: "visible", timeout: 20_000 });
+    await event.getByText("data", { exact: true }).first().click();
+    // The event's "no reason" is the empty string, not null: said where the field is.
+    await expect.poll(() => event.innerText()).toMatch(/paused_reason[^]*One of:[^]*the empty string when there is none[^]*Since release 17\.05\./);
+  });
+
   // A description beside a $ref replaces the referenced one where Redoc
   // shows it: the release note must not take the place of the field's text.
   it("shows the pause body's reason with its rules and the release that introduced it", async () => {
@@ -247,6 +266,11 @@ describe("the built docs in chromium", () => {
     await page.getByRole("heading", { level: 2, name: "Code samples" }).scrollIntoViewIfNeeded();
     await expect.poll(bodyText).toContain("AGENTD_URL, the base URL with its version prefix");
     await expect.poll(bodyText).toContain("AGENTD_CACERT, the server's certificate when it is self-signed");
+    await expect.poll(bodyText).toContain("save one as a .mts file");
+    // "a token (see Authentication)" takes the reader there.
+    await page.locator('a[href="#section/Authentication"]').click();
+    await expect.poll(async () => (await page.getByRole("heading", { level: 2, name: "Authentication" }).first().boundingBox())?.y ?? -1).toBeLessThan(100);
+    await expect.poll(bodyText).toContain("in the banner of its first start");
   });
 
   it("renders the changelog, with the breaking change of 15.19", async () => {

@@ -6,7 +6,8 @@
 // real signed delivery from the server, and refuse a tampered or stale one.
 import { spawn, type ChildProcess } from "node:child_process";
 import { readdirSync } from "node:fs";
-import { readFile, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -68,6 +69,10 @@ let recorder: WebhookReceiver;
 const receivers: RunningReceiver[] = [];
 
 beforeAll(async () => {
+  readerProject = await mkdtemp(path.join(tmpdir(), "agentd-reader-"));
+  await writeFile(path.join(readerProject, "package.json"), JSON.stringify({ name: "reader", version: "1.0.0", type: "commonjs" }));
+  await mkdir(path.join(readerProject, "node_modules"));
+  await symlink(repoRoot, path.join(readerProject, "node_modules", "agentd"), "dir");
   // Fails, never skips, where Debian's python3 lacks requests: .ci/run installs python3-requests.
   const python = await run(PYTHON, ["-c", "import requests"]);
   if (python.code !== 0) throw new Error(`${PYTHON} cannot import requests (apt-get install python3-requests; .ci/run does): ${python.stderr}`);
@@ -80,16 +85,36 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  if (readerProject !== undefined) await rm(readerProject, { recursive: true, force: true });
   for (const receiver of receivers) receiver.stop();
   await server?.close();
   await recorder?.close();
 });
 
+/**
+ * A reader's own project for the TypeScript samples, as the docs describe it:
+ * `npm init -y` (npm 11 writes `"type": "commonjs"`), the package installed
+ * (here a link to this clone), each sample saved as a `.mts` file and run
+ * with tsx's command.
+ */
+let readerProject: string;
+
+/** How a sample of `lang` is run as its reader runs it, from `cwd`. */
+async function readerCommand(lang: string, operationId: string): Promise<{ command: string; args: string[]; cwd: string }> {
+  if (lang !== "TypeScript") {
+    const [command, args] = RUNNERS[lang]!(fileOf(lang, operationId));
+    return { command, args, cwd: repoRoot };
+  }
+  const saved = path.join(readerProject, `${operationId}.mts`);
+  await copyFile(fileOf(lang, operationId), saved);
+  return { command: process.execPath, args: [path.join(repoRoot, "node_modules", "tsx", "dist", "cli.mjs"), saved], cwd: readerProject };
+}
+
 /** Runs one sample with the three settings every sample reads; fails on a non-zero exit. */
 async function runSample(lang: string, operationId: string): Promise<string> {
-  const [command, args] = RUNNERS[lang]!(fileOf(lang, operationId));
+  const { command, args, cwd } = await readerCommand(lang, operationId);
   const result = await run(command, args, {
-    cwd: repoRoot,
+    cwd,
     env: { ...envWithoutAgentd(), AGENTD_URL: server.url, AGENTD_TOKEN: ADMIN_TOKEN, AGENTD_CACERT: server.running.certPath },
     timeoutMs: 60_000,
   });
@@ -117,6 +142,16 @@ describe("the curl samples in bash, zsh and sh", () => {
 
   it("has curl samples to check", () => {
     expect(curlSamples.length).toBeGreaterThan(0);
+  });
+
+  // Pasted, not run as a script: an interactive zsh (macOS's, without the
+  // interactivecomments option) takes a line starting with # for a command.
+  it.each(curlSamples)("%s pasted into an interactive zsh runs curl alone, with no error", async (operationId) => {
+    const pasted = `curl() { print -r -- curl-called; }\n${await readFile(fileOf("curl", operationId), "utf8")}`;
+    const result = await run("zsh", ["-f", "-i"], { cwd: repoRoot, env: { ...envWithoutAgentd(), AGENTD_URL: "https://agentd.example:9493/1.0", AGENTD_TOKEN: "t0ken" }, input: pasted });
+    const output = result.stdout + result.stderr;
+    expect(output).toContain("curl-called");
+    expect(output).not.toMatch(/zsh: /);
   });
 
   it.each(curlSamples)("%s hands curl the same arguments in each", async (operationId) => {
@@ -153,14 +188,15 @@ describe.each(LANGUAGES.map(({ lang }) => lang))("the %s samples, run against a 
 
   it("pauseAgentByNumber pauses agent 1001 with its reason", async () => {
     expect((await server.call("POST", "/agents/by-number/1001/unpause")).status).toBe(204);
-    expect(await runSample(lang, "pauseAgentByNumber")).toBe("204\n");
+    // curl puts the status on a line of its own, after the body an error has.
+    expect(await runSample(lang, "pauseAgentByNumber")).toBe(lang === "curl" ? "\n204\n" : "204\n");
     expect(await agent("1001")).toMatchObject({ paused: true, paused_reason: "lunch break" });
   });
 
-  it("unpauseAgentByNumber ends the pause of agent 1003", async () => {
-    expect((await server.call("POST", "/agents/by-number/1003/pause", { body: { reason: "before the sample" } })).status).toBe(204);
-    expect(await runSample(lang, "unpauseAgentByNumber")).toBe("204\n");
-    expect(await agent("1003")).toMatchObject({ paused: false, paused_reason: null });
+  it("unpauseAgentByNumber ends the pause of agent 1001, the one the pause sample paused", async () => {
+    expect((await server.call("POST", "/agents/by-number/1001/pause", { body: { reason: "before the sample" } })).status).toBe(204);
+    expect(await runSample(lang, "unpauseAgentByNumber")).toBe(lang === "curl" ? "\n204\n" : "204\n");
+    expect(await agent("1001")).toMatchObject({ paused: false, paused_reason: null });
   });
 });
 

@@ -513,19 +513,19 @@ describe("rate limit and CORS", () => {
     expect((await server.call("GET", `/agents/by-id/${pausable.id}`, { token: other })).status).toBe(200);
   });
 
-  it("allows the configured origin with Content-Type and X-Auth-Token, and no other origin", async () => {
+  it("allows the configured origin with Content-Type, X-Auth-Token and X-Request-Id, and no other origin", async () => {
     const preflight = await server.call("OPTIONS", `/agents/by-number/${pausable.number}/pause`, {
       token: null,
       headers: {
         origin: "https://supervisor.example",
         "access-control-request-method": "POST",
-        "access-control-request-headers": "content-type,x-auth-token",
+        "access-control-request-headers": "content-type,x-auth-token,x-request-id",
       },
     });
     expect(preflight.status).toBeLessThan(300);
     expect(preflight.headers["access-control-allow-origin"]).toBe("https://supervisor.example");
-    expect(String(preflight.headers["access-control-allow-headers"]).toLowerCase()).toContain("x-auth-token");
-    expect(String(preflight.headers["access-control-allow-headers"]).toLowerCase()).toContain("content-type");
+    // Exactly these: a browser refuses any other request header.
+    expect(String(preflight.headers["access-control-allow-headers"]).toLowerCase().split(",").sort()).toEqual(["content-type", "x-auth-token", "x-request-id"]);
     // The API's methods only.
     expect(preflight.headers["access-control-allow-methods"]).toBe("GET,POST");
 

@@ -60,7 +60,8 @@ export function createApp({ config, store, verifier, logger, metrics = NO_METRIC
         origin: config.corsOrigins.includes("*") ? "*" : config.corsOrigins,
         // The API's methods, not the cors package's default list (PUT, PATCH, DELETE…).
         methods: ["GET", "POST"],
-        allowedHeaders: ["Content-Type", "X-Auth-Token"],
+        // Upstream's two, and the request id the contract lets a client choose.
+        allowedHeaders: ["Content-Type", "X-Auth-Token", "X-Request-Id"],
         // What a page may read of an answer: a 429's wait, the id to quote in a
         // report, and a 401's challenge.
         exposedHeaders: ["Retry-After", "X-Request-Id", "WWW-Authenticate"],
