@@ -3,13 +3,15 @@
 //   docs/index.html               the current contract (apis entry `main`),
 //                                 with the code samples, linking every release
 //                                 page and showing the changelog;
-//   docs/releases/<release>.html  each published release (apis entry agentd@<release>).
+//   docs/releases/<release>.html  each published release (apis entry agentd@<release>);
+//   beside each page, the contract it shows (openapi.yaml, or the release's
+//   frozen releases/openapi-<release>.yaml), linked from its release bar.
 // Every page carries the same release switcher; a release page older than
 // the latest release says so and links the current page. Each page is built
 // from its view as bundled, with the state rules as prose
 // (lib/state-rules-prose.ts) and each `oneOf`'s description on its cases
 // (lib/one-of-descriptions.ts).
-import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { apiEntry, frozenReleases, projectRoot, releaseAlias } from "./lib/project.js";
 import { bundleInto, readJson, redocly, withScratch } from "./lib/redocly.js";
@@ -37,6 +39,10 @@ const pages: Page[] = [
   })),
 ];
 
+/** The contract a page shows, as published beside it: openapi.yaml, or the release's frozen file. */
+const contractSource = (page: Page): string => (page.release === null ? "openapi.yaml" : path.join("releases", `openapi-${page.release}.yaml`));
+const contractFileName = (page: Page): string => path.basename(contractSource(page));
+
 const escapeHtml = (text: string): string => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
 /** The switcher (and, on an older release's page, the notice) above the page, with links relative to it. */
@@ -49,6 +55,9 @@ function releaseNav(page: Page): string {
     return `<a href="${escapeHtml(href(target))}"${here}>${escapeHtml(label)}</a>`;
   });
   if (page.release === null) links.push(`<a href="#section/changelog">Changelog</a>`);
+  else links.push(`<a href="${escapeHtml(href(current))}#section/changes-in-${escapeHtml(page.release)}">Changes in ${escapeHtml(page.release)}</a>`);
+  // The contract itself, for tools: the page shows it rewritten for reading (the state rules as prose, samples added).
+  links.push(`<a class="agentd-contract-file" href="${escapeHtml(contractFileName(page))}">${escapeHtml(contractFileName(page))}</a>`);
   const notice =
     page.release !== null && page.release !== latest
       ? `<p class="agentd-not-latest" role="note">This is release ${escapeHtml(page.release)}, not the latest: ` +
@@ -98,6 +107,7 @@ async function pageDocument(page: Page, scratch: string): Promise<string> {
 }
 
 async function build(page: Page, scratch: string): Promise<void> {
+  await copyFile(path.join(projectRoot, contractSource(page)), path.join(projectRoot, path.dirname(page.output), contractFileName(page)));
   const outcome = await redocly([
     "build-docs",
     await pageDocument(page, scratch),

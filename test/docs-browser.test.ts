@@ -11,7 +11,7 @@
 //
 // chromium is installed by .ci/run (`apt-get install chromium`). Without it
 // this file fails, in CI and locally alike: a missing browser is never a skip.
-import { access, constants, copyFile, cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { access, constants, copyFile, cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -122,6 +122,7 @@ beforeAll(async () => {
   // the file under the browser.
   const built = path.join(scratch, "index.html");
   await copyFile(path.join(repoRoot, "docs", "index.html"), built);
+  await copyFile(path.join(repoRoot, "docs", "openapi.yaml"), path.join(scratch, "openapi.yaml"));
   await cp(path.join(repoRoot, "docs", "releases"), path.join(scratch, "releases"), { recursive: true });
   await mkdir(ARTIFACTS, { recursive: true });
 
@@ -332,6 +333,15 @@ describe("the page of release 15.18 in chromium", () => {
     expect(await page().getByText("reason", { exact: true }).count()).toBe(0);
     await page().screenshot({ path: path.join(ARTIFACTS, "docs-15.18-pause.png") });
   });
+
+  // Last: it leaves the page for the current contract's.
+  it("links its changes, on the current contract's page", async () => {
+    await page().getByRole("navigation", { name: "Releases" }).getByRole("link", { name: "Changes in 15.18", exact: true }).click();
+    await expect.poll(() => page().title()).toBe("Agent service");
+    const heading = page().getByRole("heading", { level: 3, name: "Changes in 15.18" }).first();
+    await expect.poll(async () => (await heading.boundingBox())?.y ?? -1).toBeGreaterThanOrEqual(0);
+    expect((await heading.boundingBox())!.y).toBeLessThan(100);
+  });
 });
 
 describe("the page of release 17.05 in chromium", () => {
@@ -385,9 +395,17 @@ describe("every page's release switcher, notice and images in chromium", () => {
         const links = await switcher
           .getByRole("link")
           .evaluateAll((anchors) => anchors.map((a) => ({ href: (a as HTMLAnchorElement).href, current: a.getAttribute("aria-current") })));
-        const toPages = links.filter((link) => !link.href.includes("#"));
+        const toPages = links.filter((link) => !link.href.includes("#") && link.href.endsWith(".html"));
         expect(toPages.map((link) => siteFile(link.href)), target.file).toEqual(pages.map((p) => p.file));
         expect(toPages.filter((link) => link.current === "page").map((link) => siteFile(link.href)), target.file).toEqual([target.file]);
+        // The contract the page shows, as a file beside it: the working contract, or the release's frozen one.
+        const contractFile = links.filter((link) => link.href.endsWith(".yaml")).map((link) => siteFile(link.href));
+        const source = target.release === null ? "openapi.yaml" : `releases/openapi-${target.release}.yaml`;
+        expect(contractFile, target.file).toEqual([source]);
+        expect(await readFile(path.join(scratch, source), "utf8"), target.file).toBe(await readFile(path.join(repoRoot, source), "utf8"));
+        // A release's page links its changes in the changelog, which only the current page has.
+        const changes = links.filter((link) => link.href.includes("#section/changes-in-")).map((link) => `${siteFile(link.href)}${link.href.replace(/^[^#]*/, "")}`);
+        expect(changes, target.file).toEqual(target.release === null ? [] : [`index.html#section/changes-in-${target.release}`]);
 
         const notice = page.getByRole("note");
         if (target.release !== null && target.release !== latest) {

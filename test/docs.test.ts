@@ -77,6 +77,16 @@ describe("npm run docs", () => {
     expect(html).not.toContain("Do not edit by hand");
   });
 
+  it("puts beside each page the contract it shows, as its source file", async () => {
+    expect(await readFile(path.join(repoRoot, "docs", "openapi.yaml"), "utf8")).toBe(await readFile(path.join(repoRoot, "openapi.yaml"), "utf8"));
+    expect(html).toContain('href="openapi.yaml"');
+    for (const [release, page] of releasePages) {
+      const file = `openapi-${release}.yaml`;
+      expect(await readFile(path.join(repoRoot, "docs", "releases", file), "utf8"), release).toBe(await readFile(path.join(repoRoot, "releases", file), "utf8"));
+      expect(page, release).toContain(`href="${file}"`);
+    }
+  });
+
   it("shows the release that introduced each element", () => {
     expect(html).toContain(`Since ${RELEASES[0]}`);
     expect(html).toContain("Since release 15.15.");
