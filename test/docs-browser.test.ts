@@ -481,7 +481,7 @@ describe("the code samples in chromium", () => {
     await opened?.context.close();
   });
 
-  it("every operation offers curl, TypeScript and Python, and shows the one picked", async () => {
+  it("every operation offers curl, TypeScript and Python, and one with a body its JSON, and shows the one picked", async () => {
     const page = opened!.page;
     await page.getByRole("link", { name: "agents", exact: true }).click();
     for (const { operationId, operation } of contract.operations()) {
@@ -489,9 +489,19 @@ describe("the code samples in chromium", () => {
       const section = page.locator(`[id="agents/${operationId.toLowerCase()}"]`);
       await section.waitFor({ state: "visible", timeout: 20_000 });
       await section.locator('button[aria-haspopup="menu"]').filter({ hasText: /^(curl|TypeScript|Python)$/ }).click();
-      expect(await page.getByRole("menuitem").allInnerTexts(), operationId).toEqual(LANGUAGES.map((language) => language.lang));
+      const payload = operation.requestBody === undefined ? [] : ["Payload"];
+      expect(await page.getByRole("menuitem").allInnerTexts(), operationId).toEqual([...LANGUAGES.map((language) => language.lang), ...payload]);
       await page.getByRole("menuitem", { name: "TypeScript", exact: true }).click();
       await expect.poll(() => section.innerText(), { message: operationId }).toContain(`agentd.${operationId}(`);
+      if (payload.length > 0) {
+        // The body of the example picked above it, which the samples cannot follow.
+        await section.locator('button[aria-haspopup="menu"]').filter({ hasText: /^TypeScript$/ }).click();
+        await page.getByRole("menuitem", { name: "Payload", exact: true }).click();
+        const shown = operationId === "pauseAgentByNumber" ? /Payload\s*Pause with a reason\s*\{\s*"reason": "lunch break"\s*\}/ : /Payload[^]*\{\s*\}/;
+        await expect.poll(() => section.innerText(), { message: operationId }).toMatch(shown);
+        await section.locator('button[aria-haspopup="menu"]').filter({ hasText: /^Payload$/ }).click();
+        await page.getByRole("menuitem", { name: "TypeScript", exact: true }).click();
+      }
       // Leave curl picked, as a reader who comes next finds it.
       await section.locator('button[aria-haspopup="menu"]').filter({ hasText: /^TypeScript$/ }).click();
       await page.getByRole("menuitem", { name: "curl", exact: true }).click();
