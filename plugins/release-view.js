@@ -376,17 +376,21 @@ function prune(root, value, schemaNode, lostProperties) {
 }
 
 /**
- * Operations get a badge naming the release that introduced them (the
- * baseline when unmarked); any other element marked `x-since` says it in
- * its description.
+ * Operations, the webhooks' included, get a badge naming the release that
+ * introduced them (their own `x-since`, else their path item's, else the
+ * baseline); any other element marked `x-since` says it in its description.
  * @param {Node} root
  * @param {string} baseline
  */
 function markIntroductions(root, baseline) {
   forEachElement(root, "#", (node, pointer) => {
     const since = node["x-since"];
-    if (/^#\/paths\/[^/]+\/(get|put|post|delete|patch|head|options|trace)$/.test(pointer)) {
-      node["x-badges"] = [{ name: `Since ${typeof since === "string" ? since : baseline}` }];
+    const operation = /^#\/(paths|webhooks)\/([^/]+)\/(get|put|post|delete|patch|head|options|trace)$/.exec(pointer);
+    if (operation) {
+      const group = root[operation[1]];
+      const item = isObject(group) ? group[operation[2].replace(/~1/g, "/").replace(/~0/g, "~")] : undefined;
+      const itemSince = isObject(item) ? item["x-since"] : undefined;
+      node["x-badges"] = [{ name: `Since ${typeof since === "string" ? since : typeof itemSince === "string" ? itemSince : baseline}` }];
     } else if (typeof since === "string") {
       const note = `Since release ${since}.`;
       // A description beside a `$ref` replaces the referenced one where it

@@ -102,6 +102,10 @@ describe("every view", () => {
   it.each(aliases)("%s shows the release that introduced each element", (alias) => {
     const d = view(alias);
     for (const operation of operations(d)) expect(operation["x-badges"], operation.operationId).toEqual([{ name: `Since ${releases[0]}` }]);
+    // A webhook is marked on its path item: its operation shows that release.
+    for (const [name, item] of Object.entries((d.webhooks ?? {}) as Record<string, { post: { "x-badges"?: unknown } }>)) {
+      expect(item.post["x-badges"], name).toEqual([{ name: "Since 17.05" }]);
+    }
     const stateInterface = d.components.schemas.AgentStatus.properties.state_interface;
     if (stateInterface !== undefined) expect(stateInterface.description).toMatch(/Since release 15\.15\.$/);
   });
