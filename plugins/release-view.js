@@ -387,8 +387,9 @@ function markIntroductions(root, baseline) {
     const since = node["x-since"];
     const operation = /^#\/(paths|webhooks)\/([^/]+)\/(get|put|post|delete|patch|head|options|trace)$/.exec(pointer);
     if (operation) {
-      const group = root[operation[1]];
-      const item = isObject(group) ? group[operation[2].replace(/~1/g, "/").replace(/~0/g, "~")] : undefined;
+      const [, kind = "", name = ""] = operation;
+      const group = root[kind];
+      const item = isObject(group) ? group[name.replace(/~1/g, "/").replace(/~0/g, "~")] : undefined;
       const itemSince = isObject(item) ? item["x-since"] : undefined;
       node["x-badges"] = [{ name: `Since ${typeof since === "string" ? since : typeof itemSince === "string" ? itemSince : baseline}` }];
     } else if (typeof since === "string") {

@@ -79,7 +79,15 @@ describe("the history table against the diffs of the published releases", () => 
     expect(row("15.19")).toMatch(/token in `X-Auth-Token` is required on every route/);
     const r = report("15.19");
     // The requirement is global: every operation of 15.19 has it, none overrides it.
-    expect(changesOf(r, "Whole API")).toContainEqual({ breaking: true, kind: "added", where: "security", why: ["Authentication became required. (security-requirement-changed)"] });
+    expect(changesOf(r, "Whole API")).toContainEqual({ breaking: true, kind: "added", where: "security", what: "", why: ["Authentication became required. (security-requirement-changed)"] });
+    // What a bare place (`components`, `allOf/1`) added or removed is named.
+    expect(changesOf(r, "Whole API")).toContainEqual(expect.objectContaining({ kind: "added", where: "components", what: "securitySchemes `token`" }));
+    for (const get of GETS) {
+      expect(changesOf(r, get), get).toContainEqual(expect.objectContaining({ breaking: true, kind: "removed", where: "response 503 body/allOf/1", what: "the error identifier `database unavailable`" }));
+      expect(changesOf(r, get), get).toContainEqual(
+        expect.objectContaining({ kind: "added", where: "response 503 body/allOf/1", what: "the error identifiers `database unavailable`, `authentication server unreachable`" }),
+      );
+    }
     const published = loadContract(frozenFile("15.19"));
     expect(published.document.security).toEqual([{ token: [] }]);
     for (const { operationId, operation } of published.operations()) expect(operation.security, operationId).toBeUndefined();
@@ -98,6 +106,11 @@ describe("the history table against the diffs of the published releases", () => 
       }
     }
     expect(changesOf(r, PAUSE)).toContainEqual(expect.objectContaining({ breaking: false, kind: "added", where: "request body" }));
+    expect(changesOf(r, "Whole API")).toContainEqual(expect.objectContaining({ kind: "added", where: "tags/1", what: "the tag `events`" }));
+    expect(changesOf(r, "Whole API")).toContainEqual(expect.objectContaining({ kind: "added", where: "webhooks", what: "the webhooks `agentPaused`, `agentUnpaused`" }));
+    for (const get of GETS) {
+      expect(changesOf(r, get), get).toContainEqual(expect.objectContaining({ kind: "added", what: 'the state rule "An agent not paused has no pause reason."' }));
+    }
     // The body the diff added is the one with `reason`.
     const body = raw.get("17.05")?.changes.find((c) => c.kind === "added" && c.path.endsWith("~1pause/post/requestBody"));
     expect(JSON.stringify(body?.revision?.value)).toMatch(/"properties":\{"reason":/);

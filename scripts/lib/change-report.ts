@@ -9,6 +9,8 @@ export interface Change {
   kind: string;
   /** Where, inside the operation (or the document, for the whole API). */
   where: string;
+  /** What was added or removed there, when its place alone does not say it (`the tag events`); empty otherwise. */
+  what: string;
   /** What the diff rules say about it; empty for changes no rule flags. */
   why: string[];
 }
@@ -83,6 +85,41 @@ function modification(change: DiffChange): string {
   return typeof before === "object" || typeof after === "object" ? "" : `${show(before)} → ${show(after)}`;
 }
 
+type Node = Record<string, unknown>;
+const isNode = (value: unknown): value is Node => typeof value === "object" && value !== null && !Array.isArray(value);
+const quoted = (names: string[]): string => names.map((name) => `\`${name}\``).join(", ");
+
+/** The error identifiers a schema allows for `error`: its `const`, `enum` or `oneOf` of consts. */
+function errorIdentifiers(schema: Node): string[] {
+  const error = isNode(schema.properties) ? schema.properties.error : undefined;
+  if (!isNode(error)) return [];
+  if (typeof error.const === "string") return [error.const];
+  if (Array.isArray(error.enum)) return error.enum.filter((value): value is string => typeof value === "string");
+  if (Array.isArray(error.oneOf)) return error.oneOf.flatMap((option) => (isNode(option) && typeof option.const === "string" ? [option.const] : []));
+  return [];
+}
+
+/**
+ * What an added or removed element is, where its pointer says only where
+ * it was (`tags/1`, `allOf/2`): the tag's name, the webhooks' and
+ * components' names, a state rule's text, the error identifiers a member
+ * of an error body allows.
+ */
+function subject(change: DiffChange, where: string): string {
+  if (change.kind === "modified") return "";
+  const value = change.kind === "added" ? change.revision?.value : change.base?.value;
+  if (!isNode(value)) return "";
+  if (/^tags\/\d+$/.test(where) && typeof value.name === "string") return `the tag \`${value.name}\``;
+  if (where === "webhooks") return `the webhooks ${quoted(Object.keys(value))}`;
+  if (where === "components") return Object.entries(value).map(([kind, entries]) => `${kind} ${quoted(isNode(entries) ? Object.keys(entries) : [])}`).join("; ");
+  if ("if" in value && "then" in value && typeof value.description === "string") {
+    return `the state rule "${value.description.split(/\n\s*\n/)[0]!.replace(/\s+/g, " ").trim()}"`;
+  }
+  const identifiers = errorIdentifiers(value);
+  if (identifiers.length > 0) return `the error ${identifiers.length === 1 ? "identifier" : "identifiers"} ${quoted(identifiers)}`;
+  return "";
+}
+
 function describe(change: DiffChange): Change {
   const { where } = locate(change.path);
   const kind = change.kind === "modified" && change.property !== undefined ? `modified ${change.property} ${modification(change)}`.trimEnd() : change.kind;
@@ -90,6 +127,7 @@ function describe(change: DiffChange): Change {
     breaking: change.impact === "major",
     kind,
     where,
+    what: subject(change, where),
     why: change.verdicts.map((verdict) => `${verdict.message} (${verdict.ruleId})`),
   };
 }
@@ -137,7 +175,7 @@ export function reportMarkdown(report: ChangeReport, level = 3): string {
     lines.push(`${"#".repeat(level)} ${group.operation}`, "");
     for (const change of group.changes) {
       const mark = change.breaking ? "**breaking**" : "non-breaking";
-      const where = change.where === "" ? "" : ` \`${change.where}\``;
+      const where = (change.where === "" ? "" : ` \`${change.where}\``) + (change.what === "" ? "" : ` (${change.what})`);
       const why = change.why.length > 0 ? `: ${change.why.join(" ")}` : "";
       lines.push(`- ${mark} · ${change.kind}${where}${why}`);
     }
