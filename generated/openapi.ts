@@ -377,7 +377,7 @@ export interface components {
                 "application/json": components["schemas"]["AgentStatus"];
             };
         };
-        /** @description The request is invalid (a path or query parameter, a header or the body breaks the contract, or the request itself is malformed); `details`, when present, names each place. */
+        /** @description The request is invalid (a path or query parameter, a header or the body breaks the contract, or the request itself is malformed); `details`, when present, names each place. A query parameter the operation does not declare is refused too, and no operation declares one. */
         BadRequest: {
             headers: {
                 [name: string]: unknown;

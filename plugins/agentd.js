@@ -15,8 +15,11 @@ export default function agentdPlugin() {
     decorators: {
       oas3: {
         "release-view": ReleaseView,
-        "release-links": ReleaseLinks,
+        // Redocly runs decorators in this order, whatever redocly.yaml's:
+        // the front page reads the samples and the receivers, then the
+        // releases and the changelog, the longest.
         "code-samples": CodeSamples,
+        "release-links": ReleaseLinks,
         "prose-free": ProseFree,
       },
     },

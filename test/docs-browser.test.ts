@@ -163,6 +163,15 @@ describe("the built docs in chromium", () => {
     await page.screenshot({ path: path.join(ARTIFACTS, "docs.png"), fullPage: true });
   });
 
+  it("lists the front page's sections in the sidebar, the samples before the releases and the long changelog", async () => {
+    const { page } = ready().docs;
+    const wanted = ["Authentication", "Version history", "Code samples", "Receiving webhooks", "Releases", "Changelog"];
+    // The sidebar: the outermost list holding the "agents" tag.
+    const sidebar = page.locator("ul").filter({ has: page.getByRole("link", { name: "agents", exact: true }) }).first();
+    const entries = (await sidebar.getByRole("link").allInnerTexts()).map((text) => text.trim());
+    expect(entries.filter((entry) => wanted.includes(entry))).toEqual(wanted);
+  });
+
   it("renders each of the five operations when picked in the sidebar", async () => {
     const { page } = ready().docs;
     const summaries = contract.operations().map((op) => op.operation.summary as string);
