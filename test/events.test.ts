@@ -2,11 +2,13 @@
 // over HTTPS, the machine's RabbitMQ, a real HTTP receiver, the contract's
 // webhook schemas.
 import { randomBytes } from "node:crypto";
+import amqp from "amqplib";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import pino from "pino";
 import { agentChangeParams, agentChangeStatement } from "../server/store/agent-change.js";
 import { DatabaseUnavailableError, type Sql } from "../server/db/sql.js";
+import { BusSink } from "../server/events/bus-sink.js";
 import { Relay, type RelayOptions } from "../server/events/relay.js";
 import { webhookSinkName } from "../server/events/sink.js";
 import { WebhookSink } from "../server/events/webhook-sink.js";
@@ -226,6 +228,116 @@ describe("the relay, in the process", () => {
   }, 60_000);
 });
 
+/** The agent number of a delivered event's body. */
+const agentNumberOf = (body: string): string => (JSON.parse(body) as { data: { agent_number: string } }).data.agent_number;
+
+describe("the relay, when one receiver or one event fails", () => {
+  it("holds back only the agent of an event its receiver refused (a 4xx), not the other agents' events", async () => {
+    const database = await freshPglite();
+    const db = await database.openMigrated();
+    const receiver = await startWebhookReceiver();
+    // Deliveries overlap, so the other agent's later events are still to send when the refusal comes.
+    receiver.delayMs = 30;
+    receiver.answer = (_, body) => (agentNumberOf(body) === "1001" ? 422 : 204);
+    const sink = new WebhookSink({ url: receiver.url, secret: SECRET, timeoutMs: 5_000 });
+    // A refused event waits a minute: the other agent's events must not wait with it.
+    const relay = new Relay({ sql: db, sinks: [sink], logger: pino({ level: "silent" }), retryMinMs: 60_000, retryMaxMs: 60_000, pollMs: 20, leaseMs: 60_000 });
+    try {
+      const store = new SqlAgentStore(db, ORIGIN, { sinks: [sink.name] });
+      await store.upsert([loggedIn(1), loggedIn(2)]);
+      expect(await store.pause("1001", "refused")).toBe("paused");
+      expect(await store.unpause("1001")).toBe("unpaused");
+      const reasons = ["a", "b", "c", "d", "e", "f"];
+      for (const reason of reasons) expect(await store.pause("1002", reason)).toBe("paused");
+      await relay.start(true);
+      await vi.waitFor(
+        () => expect(receiver.received.filter((r) => agentNumberOf(r.body) === "1002").map((r) => (JSON.parse(r.body) as { data: { paused_reason: string } }).data.paused_reason)).toEqual(reasons),
+        { timeout: 20_000, interval: 20 },
+      );
+      // Agent 1001's refused event waits for its retry, and its unpause behind it.
+      expect(receiver.received.filter((r) => agentNumberOf(r.body) === "1001").map((r) => r.status)).toEqual([422]);
+      expect(await db.query<{ name: string; attempts: number }>("SELECT name, attempts FROM event_outbox ORDER BY seq")).toEqual([
+        { name: "agent_paused", attempts: 1 },
+        { name: "agent_unpaused", attempts: 0 },
+      ]);
+    } finally {
+      await relay.stop();
+      await receiver.close();
+      await db.close();
+      await database.cleanup();
+    }
+  }, 40_000);
+
+  it("delivers to one receiver while another has not answered yet: each sink has its own loop", async () => {
+    const database = await freshPglite();
+    const db = await database.openMigrated();
+    const slow = await startWebhookReceiver();
+    const fast = await startWebhookReceiver();
+    // It answers only once the test is over: until then, its first delivery is in flight.
+    slow.delayMs = 120_000;
+    const slowSink = new WebhookSink({ url: slow.url, secret: SECRET, timeoutMs: 60_000 });
+    const fastSink = new WebhookSink({ url: fast.url, secret: SECRET, timeoutMs: 5_000 });
+    const relay = new Relay({ sql: db, sinks: [slowSink, fastSink], logger: pino({ level: "silent" }), retryMinMs: 50, retryMaxMs: 200, pollMs: 20, leaseMs: 130_000 });
+    try {
+      const store = new SqlAgentStore(db, ORIGIN, { sinks: [slowSink.name, fastSink.name] });
+      await store.upsert([loggedIn(1)]);
+      expect(await store.pause("1001", "first")).toBe("paused");
+      await relay.start(true);
+      await vi.waitFor(() => expect(fast.received).toHaveLength(1), { timeout: 10_000, interval: 20 });
+      // Recorded after the first round began: the fast sink's next round takes it, whatever the slow one does.
+      expect(await store.pause("1001", "second")).toBe("paused");
+      relay.wake();
+      await vi.waitFor(() => expect(fast.received).toHaveLength(2), { timeout: 10_000, interval: 20 });
+      expect(slow.received).toHaveLength(0);
+    } finally {
+      await slow.close();
+      await relay.stop();
+      await fast.close();
+      await db.close();
+      await database.cleanup();
+    }
+  }, 40_000);
+
+  it("deletes each event once delivered, and on stop starts no new delivery: nothing delivered is sent again", async () => {
+    const database = await freshPglite();
+    const db = await database.openMigrated();
+    const receiver = await startWebhookReceiver();
+    receiver.delayMs = 100;
+    const relay = webhookRelay(db, receiver, { pollMs: 20, leaseMs: 60_000 });
+    const outbox = async () => (await db.query<{ n: number }>("SELECT count(*)::int AS n FROM event_outbox"))[0]!.n;
+    try {
+      const store = new SqlAgentStore(db, ORIGIN, { sinks: [webhookSinkName(receiver.url)] });
+      await store.upsert([loggedIn(1)]);
+      // One agent's events go one after the other: one batch, 20 deliveries long.
+      for (let i = 0; i < 20; i++) expect(await store.pause("1001", `reason ${i}`)).toBe("paused");
+      await relay.start(true);
+      await vi.waitFor(() => expect(receiver.received.length).toBeGreaterThanOrEqual(3), { timeout: 10_000, interval: 10 });
+      // Deleted as delivered, not at the end of the batch.
+      await vi.waitFor(async () => expect(await outbox()).toBeLessThanOrEqual(20 - 3), { timeout: 10_000, interval: 10 });
+      await relay.stop();
+      const received = receiver.received.length;
+      expect(received).toBeLessThan(20);
+      // Exactly the undelivered events are left, for the next start.
+      expect(await outbox()).toBe(20 - received);
+      const restarted = webhookRelay(db, receiver, { pollMs: 20, leaseMs: 60_000 });
+      await restarted.start(true);
+      try {
+        await vi.waitFor(async () => expect(await outbox()).toBe(0), { timeout: 20_000, interval: 20 });
+      } finally {
+        await restarted.stop();
+      }
+      const ids = receiver.received.map((r) => r.headers["webhook-id"]);
+      expect(ids).toHaveLength(20);
+      expect(new Set(ids).size).toBe(20);
+    } finally {
+      await relay.stop();
+      await receiver.close();
+      await db.close();
+      await database.cleanup();
+    }
+  }, 60_000);
+});
+
 describe("the webhook sink", () => {
   it("signs with each of several secrets (one replacing another): a receiver holding either accepts the delivery", async () => {
     const receiver = await startWebhookReceiver();
@@ -251,7 +363,7 @@ describe("the webhook sink", () => {
     try {
       // Longer than the test's own time-out: only the sink's time-out can end the delivery in time.
       receiver.delayMs = 120_000;
-      await expect(sink.deliver(event)).rejects.toThrow(/abort/i);
+      await expect(sink.deliver(event)).rejects.toThrow(/did not answer within 1000 ms \(AGENTD_WEBHOOK_TIMEOUT\)/);
       receiver.delayMs = 0;
       await sink.deliver(event);
       expect(receiver.received.at(-1)?.headers["webhook-id"]).toBe("msg_timeout");
@@ -293,6 +405,55 @@ describe("two relays sharing the outbox through leases, as instances on one Post
       await database.cleanup();
     }
   }, 60_000);
+});
+
+/** Whether `exchange` exists on the machine's RabbitMQ (a passive declare, which creates nothing). */
+async function exchangeExists(exchange: string): Promise<boolean> {
+  const connection = await amqp.connect(RABBIT_URL);
+  try {
+    const channel = await connection.createChannel();
+    channel.on("error", () => undefined);
+    return await channel.checkExchange(exchange).then(
+      () => true,
+      () => false,
+    );
+  } finally {
+    await connection.close().catch(() => undefined);
+  }
+}
+
+describe("the bus at start", () => {
+  it("a server declares its exchange as it starts, so a consumer can bind its queue before the first event", async () => {
+    const exchange = freshExchange();
+    expect(await exchangeExists(exchange)).toBe(false);
+    const server = await startTestServer({ AGENTD_BUS_URL: RABBIT_URL, AGENTD_BUS_EXCHANGE: exchange }, AGENTS);
+    try {
+      await vi.waitFor(async () => expect(await exchangeExists(exchange)).toBe(true), { timeout: 15_000, interval: 50 });
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+
+  it("logs at start whether the bus answered: connected, or not reachable with why", async () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: "info" }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const exchange = freshExchange();
+    const good = new BusSink({ url: RABBIT_URL, exchange, timeoutMs: 10_000, logger });
+    const wrongPassword = new BusSink({ url: RABBIT_URL.replace(/:[^:@/]*@/, ":not-the-password@"), exchange, timeoutMs: 10_000, logger });
+    try {
+      good.prepare();
+      wrongPassword.prepare();
+      await vi.waitFor(() => expect(lines.map((l) => l.msg).sort()).toEqual(["bus connected, exchange declared", "bus not reachable at start: events wait in the outbox until it is"]), {
+        timeout: 15_000,
+        interval: 20,
+      });
+      expect(lines.find((l) => l.level === 40)?.err).toMatch(/ACCESS_REFUSED|403/);
+      expect(await exchangeExists(exchange)).toBe(true);
+    } finally {
+      await good.close();
+      await wrongPassword.close();
+    }
+  }, 30_000);
 });
 
 describe("delivery by a server", () => {

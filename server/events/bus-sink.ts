@@ -2,10 +2,12 @@
 // exchange (default xivo), routing keys status.agent.pause/unpause, JSON,
 // persistent, with publisher confirms.
 //
-// The connection is opened on first use and dropped on any error, close or
-// time-out; the next delivery (the relay retries with backoff) opens a new
-// one. So the sink reconnects by itself without holding events in memory:
-// until the broker confirms, an event stays in the outbox.
+// The connection is opened as delivery starts (prepare), which declares the
+// exchange, so consumers can bind their queues to it before the first event,
+// and dropped on any error, close or time-out; the next delivery (the relay
+// retries with backoff) opens a new one. So the sink reconnects by itself
+// without holding events in memory: until the broker confirms, an event
+// stays in the outbox.
 import amqp, { type ChannelModel, type ConfirmChannel } from "amqplib";
 import type { Logger } from "pino";
 import type { EventName } from "../store/agent-change.js";
@@ -63,6 +65,22 @@ export class BusSink implements EventSink {
       this.drop(link);
       throw err;
     }
+  }
+
+  /**
+   * Connects and declares the exchange now, in the background, and logs how
+   * that went: a wrong address or password shows at start, not at the
+   * first event. A failure is only logged: the first delivery tries again.
+   */
+  prepare(): void {
+    const link = (this.link ??= this.connect());
+    withTimeout(link, this.options.timeoutMs, "connecting to the bus").then(
+      () => this.options.logger.info({ exchange: this.options.exchange }, "bus connected, exchange declared"),
+      (err: unknown) => {
+        this.drop(link);
+        this.options.logger.warn({ err: (err as Error).message, exchange: this.options.exchange }, "bus not reachable at start: events wait in the outbox until it is");
+      },
+    );
   }
 
   private async connect(): Promise<Link> {

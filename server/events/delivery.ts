@@ -63,7 +63,7 @@ export async function startDelivery(config: EventsConfig, db: Database, logger: 
     const [row] = await db.query<{ pending: number; orphaned: number; oldest: number }>(BACKLOG, [names]);
     return { pending: row?.pending ?? 0, oldestSeconds: row?.oldest ?? 0, orphaned: row?.orphaned ?? 0 };
   });
-  const sinks = await buildSinks(config, logger);
+  const sinks = await buildSinks(config, eventsLogger);
   if (sinks.length === 0) return null;
   const relay = new Relay({
     sql: db,

@@ -6,7 +6,9 @@
 // Order per agent: a claim takes a prefix of each (sink, agent) queue, its
 // rows are delivered one after the other, and a row stays in the outbox
 // until its sink has it, so an agent's next event waits for the previous
-// one on that sink. Different agents' rows are delivered side by side.
+// one on that sink. Different agents' rows are delivered side by side, and
+// each sink has a loop of its own: a slow or unreachable receiver holds
+// back only its own events.
 //
 // Several instances on one PostgreSQL: a claim is one short statement (an
 // advisory lock, then one UPDATE) that sets not_before to now + lease, so
@@ -18,7 +20,7 @@
 import type { Logger } from "pino";
 import { DatabaseUnavailableError, type Sql } from "../db/sql.js";
 import type { EventName } from "../store/agent-change.js";
-import { sinkLogName, type EventSink, type OutboxEvent } from "./sink.js";
+import { DeliveryRefused, sinkLogName, type EventSink, type OutboxEvent } from "./sink.js";
 
 export interface RelayCounters {
   delivered(kind: EventSink["kind"]): void;
@@ -76,15 +78,21 @@ interface Row {
 
 export class Relay {
   private stopped = false;
-  private running: Promise<void> | null = null;
-  private wakeUp: (() => void) | null = null;
-  private woken = false;
-  private readonly bySink: Map<string, EventSink>;
+  private stopping: Promise<void> | null = null;
+  private running: Promise<unknown> | null = null;
+  /** Each sink's loop's way to end its sleep, while it sleeps. */
+  private readonly wakeUps = new Set<() => void>();
+  /** Counts wake() calls: a loop woken during its round goes on without sleeping. */
+  private wakes = 0;
+  private readonly sinks: EventSink[];
   private embedded = false;
   private deliveredSinceVacuum = 0;
+  /** A database outage, as the loops see it together: logged once, not once per sink. */
+  private failedRounds = 0;
+  private warnedAt = 0;
 
   constructor(private readonly options: RelayOptions) {
-    this.bySink = new Map(options.sinks.map((sink) => [sink.name, sink]));
+    this.sinks = [...new Map(options.sinks.map((sink) => [sink.name, sink])).values()];
   }
 
   /**
@@ -100,94 +108,108 @@ export class Relay {
       await this.options.sql.query(MAINTAIN);
     }
     this.embedded = embedded;
-    this.running = this.loop();
+    for (const sink of this.sinks) sink.prepare?.();
+    this.running = Promise.all(this.sinks.map((sink) => this.loop(sink)));
   }
 
   /** An event was just recorded: deliver without waiting for the next poll. */
   wake(): void {
-    this.woken = true;
-    this.wakeUp?.();
+    this.wakes++;
+    for (const wakeUp of this.wakeUps) wakeUp();
   }
 
-  /** Stops after the deliveries in flight; undelivered rows stay for the next start. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.wake();
-    await this.running;
-    await Promise.all(this.options.sinks.map((sink) => sink.close()));
+  /** Stops once the deliveries in flight end (no new one starts); undelivered rows stay for the next start. Calls after the first wait for it. */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      this.stopped = true;
+      this.wake();
+      await this.running;
+      await Promise.all(this.options.sinks.map((sink) => sink.close()));
+    })();
+    return this.stopping;
   }
 
-  private async loop(): Promise<void> {
-    // An outage is logged when it starts, then at most once a minute, and
-    // when it ends: the relay retries every poll, which would otherwise be a
-    // line each time.
-    let failedRounds = 0;
-    let warnedAt = 0;
+  /** One sink's deliveries, round after round, until stopped. */
+  private async loop(sink: EventSink): Promise<void> {
     while (!this.stopped) {
-      this.woken = false;
+      const wakes = this.wakes;
       let claimed = 0;
       try {
-        claimed = await this.round();
-        if (failedRounds > 0) this.options.logger.info({ failedRounds }, "event relay: database available again");
-        failedRounds = 0;
+        claimed = await this.round(sink);
+        this.databaseAnswered();
       } catch (err) {
-        failedRounds++;
-        const now = (this.options.now ?? Date.now)();
-        if (!(err instanceof DatabaseUnavailableError)) {
-          // Not an outage: a fault that every round should report.
-          this.options.logger.error({ err }, "event relay: round failed, retrying");
-        } else if (failedRounds === 1 || now - warnedAt >= OUTAGE_REMINDER_MS) {
-          warnedAt = now;
-          this.options.logger.warn({ err: err.message, failedRounds }, "event relay: database unavailable, retrying");
-        }
+        this.roundFailed(err);
       }
       // A full batch may mean more is waiting; otherwise sleep until woken or the next poll.
-      if (claimed < (this.options.batchSize ?? 100) && !this.woken && !this.stopped) await this.sleep(this.options.pollMs);
+      if (claimed < (this.options.batchSize ?? 100) && this.wakes === wakes && !this.stopped) await this.sleep(this.options.pollMs);
+    }
+  }
+
+  // An outage is logged when it starts, then at most once a minute, and
+  // when it ends: the relay retries every poll, in every sink's loop, which
+  // would otherwise be a line each time.
+  private databaseAnswered(): void {
+    if (this.failedRounds > 0) this.options.logger.info({ failedRounds: this.failedRounds }, "event relay: database available again");
+    this.failedRounds = 0;
+  }
+
+  private roundFailed(err: unknown): void {
+    this.failedRounds++;
+    const now = (this.options.now ?? Date.now)();
+    if (!(err instanceof DatabaseUnavailableError)) {
+      // Not an outage: a fault that every round should report.
+      this.options.logger.error({ err }, "event relay: round failed, retrying");
+    } else if (this.failedRounds === 1 || now - this.warnedAt >= OUTAGE_REMINDER_MS) {
+      this.warnedAt = now;
+      this.options.logger.warn({ err: err.message, failedRounds: this.failedRounds }, "event relay: database unavailable, retrying");
     }
   }
 
   private sleep(ms: number): Promise<void> {
+    let wakeUp = (): void => undefined;
     return new Promise<void>((resolve) => {
       const timer = setTimeout(done, ms);
       function done(): void {
         clearTimeout(timer);
         resolve();
       }
-      this.wakeUp = done;
+      wakeUp = done;
+      this.wakeUps.add(wakeUp);
     }).finally(() => {
-      this.wakeUp = null;
+      this.wakeUps.delete(wakeUp);
     });
   }
 
-  /** One claim per sink and their deliveries; returns the most rows one sink claimed. */
-  private async round(): Promise<number> {
-    const counts = await Promise.all(
-      [...this.bySink.values()].map(async (sink) => {
-        const limit = this.options.batchSize ?? 100;
-        const window = WINDOW_PER_BATCH * limit;
-        const claimedAt = performance.now();
-        const rows = this.embedded
-          ? await this.options.sql.query<Row>(PEEK, [sink.name, limit, window])
-          : await this.options.sql.query<Row>(CLAIM, [sink.name, this.options.leaseMs, limit, window]);
-        rows.sort((a, b) => Number(BigInt(a.seq) - BigInt(b.seq)));
-        // Seq order: each agent's rows in the order of its changes.
-        const delivered = await this.deliverQueue(sink, rows, claimedAt);
-        if (this.embedded) await this.vacuumNow(delivered);
-        return rows.length;
-      }),
-    );
-    return Math.max(0, ...counts);
+  /** One claim of `sink`'s due rows and their deliveries; returns how many rows it claimed. */
+  private async round(sink: EventSink): Promise<number> {
+    const limit = this.options.batchSize ?? 100;
+    const window = WINDOW_PER_BATCH * limit;
+    const claimedAt = performance.now();
+    const rows = this.embedded
+      ? await this.options.sql.query<Row>(PEEK, [sink.name, limit, window])
+      : await this.options.sql.query<Row>(CLAIM, [sink.name, this.options.leaseMs, limit, window]);
+    rows.sort((a, b) => Number(BigInt(a.seq) - BigInt(b.seq)));
+    // Seq order: each agent's rows in the order of its changes.
+    const delivered = await this.deliverQueue(sink, rows, claimedAt);
+    if (this.embedded) await this.vacuumNow(delivered);
+    return rows.length;
   }
 
   /**
    * Delivers a claimed batch: each agent's rows one after the other, in seq
    * order, and different agents' rows side by side (at most `concurrency`
    * agents at a time), so one receiver's round trip does not hold up every
-   * other agent's events.
+   * other agent's events. Each delivered row is deleted as soon as it is
+   * delivered (the deletions of rows delivered meanwhile go together), so
+   * only a crash between a delivery and its deletion sends an event again.
    *
-   * A failure makes the sink look down: that row waits for its retry, and
-   * every row not yet sent (of any agent) is released to wait with it
-   * rather than fail one by one. Deliveries already in flight finish.
+   * A refused event (DeliveryRefused: the sink answered) waits for its
+   * retry and holds back its agent's later rows only; the claim takes no
+   * row of an agent after one that waits. Any other failure makes the sink
+   * look down: that row waits for its retry, and every row not yet sent (of
+   * any agent) is released to wait with it rather than fail one by one.
+   * Deliveries already in flight finish; once the relay is stopping, none
+   * starts.
    *
    * Leased rows (PostgreSQL): no delivery starts after half the lease, and
    * the rows not yet sent are released at once. A slow receiver could
@@ -204,11 +226,24 @@ export class Relay {
       if (rows) rows.push(row);
       else byAgent.set(row.agent_id, [row]);
     }
-    const delivered: string[] = [];
+    let delivered = 0;
     const unsent: string[] = [];
-    const leaseEnding: string[] = [];
+    /** Rows handed back at once: past half the lease, once stopping, and an agent's rows after its refused one. */
+    const handedBack: string[] = [];
     let waitMs: number | null = null;
     const leaseHalf = claimedAt + this.options.leaseMs / 2;
+
+    // Delivered rows waiting for their DELETE; one DELETE runs at a time and takes all that came meanwhile.
+    const toDelete: string[] = [];
+    const deletion: { running: Promise<void> | null } = { running: null };
+    const deleteDelivered = (): Promise<void> =>
+      (deletion.running ??= (async () => {
+        try {
+          while (toDelete.length > 0) await sql.query(DELIVERED, [toDelete.splice(0)]);
+        } finally {
+          deletion.running = null;
+        }
+      })());
 
     const deliverAgent = async (rows: Row[]): Promise<void> => {
       for (const [index, row] of rows.entries()) {
@@ -216,8 +251,8 @@ export class Relay {
           unsent.push(...rows.slice(index).map((r) => r.seq));
           return;
         }
-        if (!this.embedded && performance.now() > leaseHalf) {
-          leaseEnding.push(...rows.slice(index).map((r) => r.seq));
+        if (this.stopped || (!this.embedded && performance.now() > leaseHalf)) {
+          handedBack.push(...rows.slice(index).map((r) => r.seq));
           return;
         }
         try {
@@ -225,18 +260,22 @@ export class Relay {
         } catch (err) {
           counters?.failed(sink.kind);
           const rowWaitMs = this.backoff(row.attempts);
-          waitMs = Math.max(waitMs ?? 0, rowWaitMs);
+          const refused = err instanceof DeliveryRefused;
+          if (!refused) waitMs = Math.max(waitMs ?? 0, rowWaitMs);
           // `to` names the receiver (its URL without the query, which may hold a secret): one failing among several is found at once.
           logger.warn(
             { sink: sink.kind, to: sinkLogName(sink.name), event: row.event_id, attempts: row.attempts + 1, retryInMs: rowWaitMs, err: (err as Error).message },
             "event delivery failed",
           );
           await sql.query(RETRY, [row.seq, rowWaitMs]);
-          unsent.push(...rows.slice(index + 1).map((r) => r.seq));
+          (refused ? handedBack : unsent).push(...rows.slice(index + 1).map((r) => r.seq));
           return;
         }
         counters?.delivered(sink.kind);
-        delivered.push(row.seq);
+        delivered++;
+        toDelete.push(row.seq);
+        // Its failure (an outage) leaves the row to be sent again: the finally below reports it.
+        deleteDelivered().catch(() => undefined);
       }
     };
 
@@ -250,11 +289,13 @@ export class Relay {
       const failure = outcomes.find((outcome) => outcome.status === "rejected");
       if (failure) throw failure.reason;
     } finally {
-      if (delivered.length > 0) await sql.query(DELIVERED, [delivered]);
+      // The one in flight, whose failure leaves its rows to be sent again; then the rest, whose failure fails the round.
+      await deletion.running?.catch(() => undefined);
+      await deleteDelivered();
       if (unsent.length > 0) await sql.query(RELEASE, [unsent, waitMs ?? this.options.retryMinMs]);
-      if (leaseEnding.length > 0) await sql.query(RELEASE, [leaseEnding, 0]);
+      if (handedBack.length > 0) await sql.query(RELEASE, [handedBack, 0]);
     }
-    return delivered.length;
+    return delivered;
   }
 
   /**

@@ -19,13 +19,26 @@ export interface OutboxEvent {
   createdAt: Date;
 }
 
+/**
+ * A delivery the sink answered but did not take: this event is refused, and
+ * the sink is not down (a webhook's 4xx). The relay then holds back only
+ * that agent's events, not every agent's.
+ */
+export class DeliveryRefused extends Error {}
+
 export interface EventSink {
   /** Its key in the outbox: "bus", or "webhook " and the URL. */
   readonly name: string;
   /** The metrics label: bus or webhook (never a URL). */
   readonly kind: "bus" | "webhook";
-  /** Resolves once the sink has the event; throws (after its own time-out at most) otherwise. */
+  /**
+   * Resolves once the sink has the event; throws (after its own time-out at
+   * most) otherwise: a DeliveryRefused when the sink answered and refused
+   * this event, any other error when it looks down.
+   */
   deliver(event: OutboxEvent): Promise<void>;
+  /** Called once as delivery starts, not awaited: gets ready for the first event (the bus connects and declares its exchange). */
+  prepare?(): void;
   close(): Promise<void>;
 }
 

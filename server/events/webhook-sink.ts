@@ -16,7 +16,7 @@
 import { EventEmitter } from "node:events";
 import { Pool } from "undici";
 import { Webhook } from "standardwebhooks";
-import { webhookSinkName, type EventSink, type OutboxEvent } from "./sink.js";
+import { DeliveryRefused, webhookSinkName, type EventSink, type OutboxEvent } from "./sink.js";
 
 export interface WebhookSinkOptions {
   url: string;
@@ -48,7 +48,11 @@ export class WebhookSink implements EventSink {
     // timer: AbortSignal.timeout() costs an EventTarget, a timer and a
     // finalizer per event, a noticeable share of a delivery's CPU.
     const abort = new EventEmitter();
-    const timer = setTimeout(() => abort.emit("abort"), this.options.timeoutMs);
+    let aborted = false;
+    const timer = setTimeout(() => {
+      aborted = true;
+      abort.emit("abort");
+    }, this.options.timeoutMs);
     try {
       const now = new Date();
       const response = await this.pool.request({
@@ -66,7 +70,15 @@ export class WebhookSink implements EventSink {
       });
       // Read (and drop) the body so the connection can be reused.
       await response.body.dump().catch(() => undefined);
-      if (response.statusCode < 200 || response.statusCode > 299) throw new Error(`webhook answered ${response.statusCode}`);
+      const status = response.statusCode;
+      if (status >= 200 && status <= 299) return;
+      // A 4xx refuses this event; a 408, a 429, a 5xx or a 3xx say the receiver cannot take any now.
+      if (status >= 400 && status <= 499 && status !== 408 && status !== 429) throw new DeliveryRefused(`webhook answered ${status}`);
+      throw new Error(`webhook answered ${status}`);
+    } catch (err) {
+      // The time-out fires the abort: say so, and which setting bounds it.
+      if (aborted) throw new Error(`webhook did not answer within ${this.options.timeoutMs} ms (AGENTD_WEBHOOK_TIMEOUT)`, { cause: err });
+      throw err;
     } finally {
       clearTimeout(timer);
     }
