@@ -126,7 +126,7 @@ export async function startServer(config: Config, logger: Logger, pgliteThread?:
     if (warmedUp.status === "rejected") throw warmedUp.reason;
     const { app, answerClientErrors, handleExpectations } = warmedUp.value;
 
-    relay = await startDelivery(config.events, stores.db, logger, metrics ? (backlog) => registerEventMetrics(metrics, backlog) : null);
+    relay = await startDelivery(config.events, stores.db, logger, metrics ? (backlog, kinds) => registerEventMetrics(metrics, backlog, kinds) : null);
     await ensureConfiguredAdminToken(config, stores);
     if (config.adminToken && config.authUrl) {
       logger.warn(

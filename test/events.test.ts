@@ -423,12 +423,17 @@ async function exchangeExists(exchange: string): Promise<boolean> {
 }
 
 describe("the bus at start", () => {
-  it("a server declares its exchange as it starts, so a consumer can bind its queue before the first event", async () => {
+  it("a server declares its exchange as it starts, so a consumer can bind its queue before the first event, and shows its counters at 0", async () => {
     const exchange = freshExchange();
     expect(await exchangeExists(exchange)).toBe(false);
     const server = await startTestServer({ AGENTD_BUS_URL: RABBIT_URL, AGENTD_BUS_EXCHANGE: exchange }, AGENTS);
     try {
       await vi.waitFor(async () => expect(await exchangeExists(exchange)).toBe(true), { timeout: 15_000, interval: 50 });
+      // The configured sink's counters are there from the start, at 0, for alerts to have a series; no other sink's.
+      const metrics = await (await fetch(`${server.running.opsUrl}/metrics`)).text();
+      expect(metrics).toMatch(/^agentd_events_delivered_total\{sink="bus"\} 0$/m);
+      expect(metrics).toMatch(/^agentd_event_delivery_failures_total\{sink="bus"\} 0$/m);
+      expect(metrics).not.toContain('sink="webhook"');
     } finally {
       await server.close();
     }

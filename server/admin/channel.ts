@@ -2,6 +2,7 @@ import { chmodSync, rmSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import type { Logger } from "pino";
+import { canonicalSinkName, sinkLogName } from "../events/sink.js";
 import { PathFailure } from "../failure.js";
 import type { AdminRequest, AdminResponse } from "./protocol.js";
 import { runDir } from "./run-dir.js";
@@ -54,7 +55,12 @@ export async function startAdminChannel(
     try {
       const request = JSON.parse(line) as AdminRequest;
       logger.info({ op: request.op }, "admin command");
-      return await handle(request);
+      const response = await handle(request);
+      // What an operator deleted stays on record: the sink (its URL without the query), the event, how many.
+      if ((request.op === "events.drop" || request.op === "events.drop-event") && response.ok) {
+        logger.warn({ op: request.op, sink: sinkLogName(canonicalSinkName(request.sink)), ...(request.op === "events.drop-event" ? { event: request.event } : {}), dropped: response.dropped }, "undelivered events dropped");
+      }
+      return response;
     } catch (err) {
       logger.error({ err }, "admin command failed");
       return { ok: false, error: err instanceof Error ? err.message : "admin command failed" };

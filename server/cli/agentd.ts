@@ -354,7 +354,9 @@ function program(): Command {
       const answer = check(
         await admin(options.event === undefined ? { op: "events.drop", sink: options.sink, force: options.force === true } : { op: "events.drop-event", sink: options.sink, event: options.event }),
       );
-      const what = options.event === undefined ? events(answer.dropped ?? 0) : answer.dropped === 0 ? `no undelivered event ${options.event}` : `event ${options.event}`;
+      // A named event that is not there failed, as `token revoke` of an unknown token does: a script learns its id was wrong.
+      if (options.event !== undefined && answer.dropped === 0) throw new CliFailure(`agentd: no undelivered event ${options.event} of ${sinkDisplayName(options.sink)}`);
+      const what = options.event === undefined ? events(answer.dropped ?? 0) : `event ${options.event}`;
       stdio.stderr.write(`dropped ${what} of ${sinkDisplayName(options.sink)}\n`);
     });
 

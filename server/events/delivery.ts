@@ -27,7 +27,7 @@ const BACKLOG = `SELECT count(*) FILTER (WHERE sink = ANY($1::text[]))::int AS p
  * Registers delivery's metrics: given how to read the backlog, returns the
  * counters the relay bumps for each delivery and failure.
  */
-export type CountDelivery = (backlog: () => Promise<EventBacklog>) => RelayCounters;
+export type CountDelivery = (backlog: () => Promise<EventBacklog>, kinds: readonly EventSink["kind"][]) => RelayCounters;
 
 /**
  * The configured sinks. Each sink's module (and its client library: amqplib,
@@ -59,10 +59,11 @@ export async function startDelivery(config: EventsConfig, db: Database, logger: 
   const names = sinkNames(config);
   const eventsLogger = logger.child({ component: "events" });
   await reconcileOutbox(db, names, eventsLogger);
+  const kinds: EventSink["kind"][] = [...(config.busUrl === null ? [] : ["bus" as const]), ...(config.webhookUrls.length === 0 ? [] : ["webhook" as const])];
   const counters = count?.(async () => {
     const [row] = await db.query<{ pending: number; orphaned: number; oldest: number }>(BACKLOG, [names]);
     return { pending: row?.pending ?? 0, oldestSeconds: row?.oldest ?? 0, orphaned: row?.orphaned ?? 0 };
-  });
+  }, kinds);
   const sinks = await buildSinks(config, eventsLogger);
   if (sinks.length === 0) return null;
   const relay = new Relay({

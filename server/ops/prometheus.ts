@@ -133,7 +133,12 @@ export interface EventBacklog {
  * delivery counters by sink kind (bus or webhook: never a URL, which may
  * carry a receiver's secret).
  */
-export function registerEventMetrics(metrics: PrometheusMetrics, backlog: () => Promise<EventBacklog>): {
+export function registerEventMetrics(
+  metrics: PrometheusMetrics,
+  backlog: () => Promise<EventBacklog>,
+  /** The kinds of the configured sinks: their counters are shown from the start, at 0, for alerts to have a series. */
+  kinds: readonly ("bus" | "webhook")[] = [],
+): {
   delivered(sink: "bus" | "webhook"): void;
   failed(sink: "bus" | "webhook"): void;
 } {
@@ -170,6 +175,10 @@ export function registerEventMetrics(metrics: PrometheusMetrics, backlog: () => 
     labelNames: ["sink"],
     registers: [metrics.registry],
   });
+  for (const sink of kinds) {
+    delivered.inc({ sink }, 0);
+    failures.inc({ sink }, 0);
+  }
   return {
     delivered: (sink) => delivered.inc({ sink }),
     failed: (sink) => failures.inc({ sink }),
