@@ -51,8 +51,9 @@ export interface RelayOptions {
 // created by the database migrations) takes a prefix of each agent's queue
 // from a window of the sink's oldest rows. On PostgreSQL it
 // is one statement that serialises claims across instances and leases the
-// rows. On the embedded database this relay is the only one and its rounds
-// never overlap, so it only reads the due rows (PEEK): no lease to write.
+// rows. On the embedded database this relay is the only one and the rounds
+// of one sink never overlap (each sink's loop runs one at a time), so it
+// only reads the due rows (PEEK): no lease to write.
 // The window is twice the batch: enough to look past a few agents held
 // back, and the claim's cost grows with the window, not the backlog.
 const WINDOW_PER_BATCH = 2;
