@@ -268,6 +268,94 @@ describe("the relay, when one receiver or one event fails", () => {
     }
   }, 40_000);
 
+  it("an agent held back behind a refused event, with more events queued than a claim takes, does not hold back the others", async () => {
+    const database = await freshPglite();
+    const db = await database.openMigrated();
+    const receiver = await startWebhookReceiver();
+    receiver.answer = (_, body) => (agentNumberOf(body) === "1001" ? 422 : 204);
+    const sink = new WebhookSink({ url: receiver.url, secret: SECRET, timeoutMs: 5_000 });
+    // Claims of 5 rows: agent 1001's 12 events fill more than any claim's reach.
+    const relay = new Relay({ sql: db, sinks: [sink], logger: pino({ level: "silent" }), retryMinMs: 60_000, retryMaxMs: 60_000, pollMs: 20, leaseMs: 60_000, batchSize: 5 });
+    try {
+      const store = new SqlAgentStore(db, ORIGIN, { sinks: [sink.name] });
+      await store.upsert([loggedIn(1), loggedIn(2)]);
+      for (let i = 0; i < 12; i++) expect(await store.pause("1001", `r${i}`)).toBe("paused");
+      expect(await store.pause("1002", "after them")).toBe("paused");
+      await relay.start(true);
+      await vi.waitFor(() => expect(receiver.received.filter((r) => agentNumberOf(r.body) === "1002")).toHaveLength(1), { timeout: 15_000, interval: 20 });
+      expect(receiver.received.filter((r) => agentNumberOf(r.body) === "1001").map((r) => r.status)).toEqual([422]);
+    } finally {
+      await relay.stop();
+      await receiver.close();
+      await db.close();
+      await database.cleanup();
+    }
+  }, 40_000);
+
+  // A 5xx, and a 4xx that is about the receiver rather than the event (a wrong secret: 401).
+  it.each([503, 401])("a %i makes the receiver look down: the other agents' events wait for its retry too", async (status) => {
+    const database = await freshPglite();
+    const db = await database.openMigrated();
+    const receiver = await startWebhookReceiver();
+    receiver.delayMs = 30;
+    receiver.answer = (_, body) => (agentNumberOf(body) === "1001" ? status : 204);
+    const sink = new WebhookSink({ url: receiver.url, secret: SECRET, timeoutMs: 5_000 });
+    const relay = new Relay({ sql: db, sinks: [sink], logger: pino({ level: "silent" }), retryMinMs: 60_000, retryMaxMs: 60_000, pollMs: 20, leaseMs: 60_000 });
+    try {
+      const store = new SqlAgentStore(db, ORIGIN, { sinks: [sink.name] });
+      await store.upsert([loggedIn(1), loggedIn(2)]);
+      expect(await store.pause("1001", "refused")).toBe("paused");
+      for (const reason of ["a", "b", "c", "d", "e", "f"]) expect(await store.pause("1002", reason)).toBe("paused");
+      await relay.start(true);
+      // Agent 1002's events not yet sent when the 503 came wait for the retry with it.
+      await vi.waitFor(async () => expect((await db.query<{ n: number }>("SELECT count(*)::int AS n FROM event_outbox WHERE agent_id = 2 AND not_before > now()"))[0]!.n).toBeGreaterThan(0), {
+        timeout: 15_000,
+        interval: 20,
+      });
+      expect(receiver.received.filter((r) => agentNumberOf(r.body) === "1002").length).toBeLessThan(6);
+    } finally {
+      await relay.stop();
+      await receiver.close();
+      await db.close();
+      await database.cleanup();
+    }
+  }, 40_000);
+
+  it("after a failed DELETE, sends nothing out of order: no delivery starts, and what was delivered is deleted once the database answers", async () => {
+    const database = await freshPglite();
+    const db = await database.openMigrated();
+    const receiver = await startWebhookReceiver();
+    receiver.delayMs = 30;
+    let failDelete = true;
+    const flaky: Sql = {
+      ...db,
+      query: (...args: Parameters<Sql["query"]>) => {
+        if (failDelete && args[0].startsWith("DELETE FROM event_outbox")) {
+          failDelete = false;
+          return Promise.reject(new DatabaseUnavailableError("connection reset"));
+        }
+        return db.query(...args);
+      },
+    };
+    const sink = new WebhookSink({ url: receiver.url, secret: SECRET, timeoutMs: 5_000 });
+    const relay = new Relay({ sql: flaky, sinks: [sink], logger: pino({ level: "silent" }), retryMinMs: 50, retryMaxMs: 200, pollMs: 20, leaseMs: 60_000 });
+    try {
+      const store = new SqlAgentStore(db, ORIGIN, { sinks: [sink.name] });
+      await store.upsert([loggedIn(1)]);
+      const reasons = ["r0", "r1", "r2", "r3", "r4"];
+      for (const reason of reasons) expect(await store.pause("1001", reason)).toBe("paused");
+      await relay.start(true);
+      await vi.waitFor(async () => expect((await db.query("SELECT 1 FROM event_outbox")).length).toBe(0), { timeout: 15_000, interval: 20 });
+      expect(failDelete, "the DELETE that failed").toBe(false);
+      expect(receiver.received.map((r) => (JSON.parse(r.body) as { data: { paused_reason: string } }).data.paused_reason)).toEqual(reasons);
+    } finally {
+      await relay.stop();
+      await receiver.close();
+      await db.close();
+      await database.cleanup();
+    }
+  }, 40_000);
+
   it("delivers to one receiver while another has not answered yet: each sink has its own loop", async () => {
     const database = await freshPglite();
     const db = await database.openMigrated();
@@ -302,7 +390,7 @@ describe("the relay, when one receiver or one event fails", () => {
     const database = await freshPglite();
     const db = await database.openMigrated();
     const receiver = await startWebhookReceiver();
-    receiver.delayMs = 100;
+    receiver.delayMs = 200;
     const relay = webhookRelay(db, receiver, { pollMs: 20, leaseMs: 60_000 });
     const outbox = async () => (await db.query<{ n: number }>("SELECT count(*)::int AS n FROM event_outbox"))[0]!.n;
     try {
@@ -312,8 +400,15 @@ describe("the relay, when one receiver or one event fails", () => {
       for (let i = 0; i < 20; i++) expect(await store.pause("1001", `reason ${i}`)).toBe("paused");
       await relay.start(true);
       await vi.waitFor(() => expect(receiver.received.length).toBeGreaterThanOrEqual(3), { timeout: 10_000, interval: 10 });
-      // Deleted as delivered, not at the end of the batch.
-      await vi.waitFor(async () => expect(await outbox()).toBeLessThanOrEqual(20 - 3), { timeout: 10_000, interval: 10 });
+      // Deleted as delivered, not at the end of the batch: while the batch is still being delivered.
+      await vi.waitFor(
+        async () => {
+          const left = await outbox();
+          expect(receiver.received.length).toBeLessThan(20);
+          expect(left).toBeLessThanOrEqual(20 - 3);
+        },
+        { timeout: 10_000, interval: 10 },
+      );
       await relay.stop();
       const received = receiver.received.length;
       expect(received).toBeLessThan(20);

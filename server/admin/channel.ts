@@ -57,7 +57,7 @@ export async function startAdminChannel(
       logger.info({ op: request.op }, "admin command");
       const response = await handle(request);
       // What an operator deleted stays on record: the sink (its URL without the query), the event, how many.
-      if ((request.op === "events.drop" || request.op === "events.drop-event") && response.ok) {
+      if ((request.op === "events.drop" || request.op === "events.drop-event") && response.ok && (response.dropped ?? 0) > 0) {
         logger.warn({ op: request.op, sink: sinkLogName(canonicalSinkName(request.sink)), ...(request.op === "events.drop-event" ? { event: request.event } : {}), dropped: response.dropped }, "undelivered events dropped");
       }
       return response;

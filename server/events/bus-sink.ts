@@ -39,7 +39,7 @@ export class BusSink implements EventSink {
   constructor(private readonly options: BusSinkOptions) {}
 
   async deliver(event: OutboxEvent): Promise<void> {
-    const link = (this.link ??= this.connect());
+    const link = this.link ?? this.open();
     try {
       const { channel } = await withTimeout(link, this.options.timeoutMs, "connecting to the bus");
       await withTimeout(
@@ -73,7 +73,7 @@ export class BusSink implements EventSink {
    * first event. A failure is only logged: the first delivery tries again.
    */
   prepare(): void {
-    const link = (this.link ??= this.connect());
+    const link = this.link ?? this.open();
     withTimeout(link, this.options.timeoutMs, "connecting to the bus").then(
       () => this.options.logger.info({ exchange: this.options.exchange }, "bus connected, exchange declared"),
       (err: unknown) => {
@@ -83,14 +83,20 @@ export class BusSink implements EventSink {
     );
   }
 
-  private async connect(): Promise<Link> {
-    const model = await amqp.connect(this.options.url, { timeout: this.options.timeoutMs });
-    const link = this.link;
-    // Errors also arrive as 'close'; listening to 'error' keeps them from crashing the process.
-    model.on("error", (err: Error) => this.options.logger.warn({ err: err.message }, "bus connection error"));
-    model.on("close", () => {
+  /** A new connection, as this.link; its close forgets it, and only it (a later one may have replaced it by then). */
+  private open(): Promise<Link> {
+    const link: Promise<Link> = this.connect(() => {
       if (this.link === link) this.link = null;
     });
+    this.link = link;
+    return link;
+  }
+
+  private async connect(onClose: () => void): Promise<Link> {
+    const model = await amqp.connect(this.options.url, { timeout: this.options.timeoutMs });
+    // Errors also arrive as 'close'; listening to 'error' keeps them from crashing the process.
+    model.on("error", (err: Error) => this.options.logger.warn({ err: err.message }, "bus connection error"));
+    model.on("close", onClose);
     try {
       const channel = await model.createConfirmChannel();
       channel.on("error", (err: Error) => this.options.logger.warn({ err: err.message }, "bus channel error"));
@@ -111,7 +117,8 @@ export class BusSink implements EventSink {
   async close(): Promise<void> {
     const link = this.link;
     this.link = null;
-    if (link) await link.then(({ model }) => model.close()).catch(() => undefined);
+    // Bounded: a broker that took the connection and then went silent must not hold the server's stop.
+    if (link) await withTimeout(link.then(({ model }) => model.close()), this.options.timeoutMs, "closing the bus connection").catch(() => undefined);
   }
 }
 

@@ -15,8 +15,9 @@
 // no other instance takes the rows while this one delivers, without
 // holding a transaction open across the network (PGlite serialises
 // transactions: one held open would stall the API). Rows of an instance
-// that died are claimed again once the lease runs out: that is the only
-// way an event is delivered twice, under the same id.
+// that died are claimed again once the lease runs out. That, and a
+// DELETE of delivered rows that fails (deliverQueue), are the ways an
+// event is delivered twice, under the same id.
 import type { Logger } from "pino";
 import { DatabaseUnavailableError, type Sql } from "../db/sql.js";
 import type { EventName } from "../store/agent-change.js";
@@ -202,7 +203,8 @@ export class Relay {
    * agents at a time), so one receiver's round trip does not hold up every
    * other agent's events. Each delivered row is deleted as soon as it is
    * delivered (the deletions of rows delivered meanwhile go together), so
-   * only a crash between a delivery and its deletion sends an event again.
+   * only a crash between a delivery and its deletion, or a failed
+   * deletion (below), sends an event again.
    *
    * A refused event (DeliveryRefused: the sink answered) waits for its
    * retry and holds back its agent's later rows only; the claim takes no
@@ -234,17 +236,33 @@ export class Relay {
     let waitMs: number | null = null;
     const leaseHalf = claimedAt + this.options.leaseMs / 2;
 
-    // Delivered rows waiting for their DELETE; one DELETE runs at a time and takes all that came meanwhile.
+    // Delivered rows waiting for their DELETE; one DELETE runs at a time and
+    // takes all that came meanwhile, so the rows are deleted in the order
+    // they were delivered. After a failed DELETE (the database went away)
+    // no other is tried and no delivery starts: what stays undeleted is the
+    // tail of each agent's delivered rows, which the finally below tries
+    // once more in one statement, and which is otherwise sent again, in
+    // order, once the database is back.
     const toDelete: string[] = [];
-    const deletion: { running: Promise<void> | null } = { running: null };
-    const deleteDelivered = (): Promise<void> =>
-      (deletion.running ??= (async () => {
+    const deletion: { running: Promise<void> | null; failure: Error | undefined } = { running: null, failure: undefined };
+    const deleteDelivered = (): Promise<void> => {
+      if (deletion.failure !== undefined || toDelete.length === 0) return deletion.running ?? Promise.resolve();
+      return (deletion.running ??= (async () => {
         try {
-          while (toDelete.length > 0) await sql.query(DELIVERED, [toDelete.splice(0)]);
+          while (toDelete.length > 0 && deletion.failure === undefined) {
+            const seqs = toDelete.splice(0);
+            try {
+              await sql.query(DELIVERED, [seqs]);
+            } catch (err) {
+              toDelete.unshift(...seqs);
+              deletion.failure = err instanceof Error ? err : new Error(String(err));
+            }
+          }
         } finally {
           deletion.running = null;
         }
       })());
+    };
 
     const deliverAgent = async (rows: Row[]): Promise<void> => {
       for (const [index, row] of rows.entries()) {
@@ -252,7 +270,7 @@ export class Relay {
           unsent.push(...rows.slice(index).map((r) => r.seq));
           return;
         }
-        if (this.stopped || (!this.embedded && performance.now() > leaseHalf)) {
+        if (this.stopped || deletion.failure !== undefined || (!this.embedded && performance.now() > leaseHalf)) {
           handedBack.push(...rows.slice(index).map((r) => r.seq));
           return;
         }
@@ -275,8 +293,7 @@ export class Relay {
         counters?.delivered(sink.kind);
         delivered++;
         toDelete.push(row.seq);
-        // Its failure (an outage) leaves the row to be sent again: the finally below reports it.
-        deleteDelivered().catch(() => undefined);
+        void deleteDelivered();
       }
     };
 
@@ -290,12 +307,14 @@ export class Relay {
       const failure = outcomes.find((outcome) => outcome.status === "rejected");
       if (failure) throw failure.reason;
     } finally {
-      // The one in flight, whose failure leaves its rows to be sent again; then the rest, whose failure fails the round.
-      await deletion.running?.catch(() => undefined);
-      await deleteDelivered();
+      await deletion.running;
+      // The rest, and after a failure everything left, in one statement: all of it is deleted or none.
+      if (toDelete.length > 0) await sql.query(DELIVERED, [toDelete.splice(0)]);
       if (unsent.length > 0) await sql.query(RELEASE, [unsent, waitMs ?? this.options.retryMinMs]);
       if (handedBack.length > 0) await sql.query(RELEASE, [handedBack, 0]);
     }
+    // A DELETE failed, then the one that took its rows succeeded: the round still says the database failed once.
+    if (deletion.failure !== undefined) throw deletion.failure;
     return delivered;
   }
 

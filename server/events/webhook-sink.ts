@@ -18,6 +18,15 @@ import { Pool } from "undici";
 import { Webhook } from "standardwebhooks";
 import { DeliveryRefused, webhookSinkName, type EventSink, type OutboxEvent } from "./sink.js";
 
+/**
+ * A 4xx that says this receiver takes none of the events now: a wrong
+ * secret or a clock too far off (401), a wrong URL (403, 404, 405, 410),
+ * or a wait (408, 429). The sink then looks down, as with a 5xx, a
+ * redirect or no answer: its events wait together. Any other 4xx refuses
+ * that event (a 400, a 409, a 422…): only its agent's events wait.
+ */
+const REFUSES_EVERY_EVENT = new Set([401, 403, 404, 405, 408, 410, 429]);
+
 export interface WebhookSinkOptions {
   url: string;
   /** One secret, or several separated by spaces (AGENTD_WEBHOOK_SECRET). */
@@ -72,8 +81,7 @@ export class WebhookSink implements EventSink {
       await response.body.dump().catch(() => undefined);
       const status = response.statusCode;
       if (status >= 200 && status <= 299) return;
-      // A 4xx refuses this event; a 408, a 429, a 5xx or a 3xx say the receiver cannot take any now.
-      if (status >= 400 && status <= 499 && status !== 408 && status !== 429) throw new DeliveryRefused(`webhook answered ${status}`);
+      if (status >= 400 && status <= 499 && !REFUSES_EVERY_EVENT.has(status)) throw new DeliveryRefused(`webhook answered ${status}`);
       throw new Error(`webhook answered ${status}`);
     } catch (err) {
       // The time-out fires the abort: say so, and which setting bounds it.
