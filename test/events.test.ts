@@ -163,7 +163,7 @@ describe("the relay, in the process", () => {
     const database = await freshPglite();
     const db = await database.openMigrated();
     const receiver = await startWebhookReceiver();
-    receiver.answer = () => 401;
+    receiver.answer = () => 422;
     const lines: Record<string, unknown>[] = [];
     const logger = pino({ level: "info" }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
     const url = `${receiver.url}?key=s3cret`;
@@ -181,7 +181,7 @@ describe("the relay, in the process", () => {
       const failures = lines.filter((l) => l.msg === "event delivery failed");
       expect(failures.length).toBeGreaterThanOrEqual(1);
       const { origin, pathname } = new URL(receiver.url);
-      expect(failures[0]).toMatchObject({ level: 40, sink: "webhook", to: `${origin}${pathname}?…`, event: row!.event_id, err: "webhook answered 401" });
+      expect(failures[0]).toMatchObject({ level: 40, sink: "webhook", to: `${origin}${pathname}?…`, event: row!.event_id, err: "webhook answered 422" });
       expect(JSON.stringify(lines)).not.toContain("s3cret");
       expect(lines.filter((l) => l.msg === "event relay: round failed, retrying")).toEqual([]);
     } finally {
@@ -231,103 +231,83 @@ describe("the relay, in the process", () => {
 /** The agent number of a delivered event's body. */
 const agentNumberOf = (body: string): string => (JSON.parse(body) as { data: { agent_number: string } }).data.agent_number;
 
+/** What a relay test of this file works with: a fresh embedded outbox, its store, one receiver and a relay over it. */
+interface RelayFixture {
+  db: Sql;
+  store: SqlAgentStore;
+  receiver: WebhookReceiver;
+  relay: Relay;
+}
+
+/**
+ * Runs `test` with a relay delivering a fresh embedded outbox to one
+ * receiver, agents 1001 and 1002 loaded, and closes everything after.
+ * `options` are the relay's (retries of a minute unless said); `sql` wraps
+ * the database the relay reads, to make it fail.
+ */
+async function withRelay(options: Partial<Omit<RelayOptions, "sql" | "sinks">> & { sql?: (db: Sql) => Sql }, test: (fixture: RelayFixture) => Promise<void>): Promise<void> {
+  const database = await freshPglite();
+  const db = await database.openMigrated();
+  const receiver = await startWebhookReceiver();
+  const sink = new WebhookSink({ url: receiver.url, secret: SECRET, timeoutMs: 5_000 });
+  const { sql, ...relayOptions } = options;
+  const relay = new Relay({ logger: pino({ level: "silent" }), retryMinMs: 60_000, retryMaxMs: 60_000, pollMs: 20, leaseMs: 60_000, ...relayOptions, sinks: [sink], sql: sql ? sql(db) : db });
+  try {
+    const store = new SqlAgentStore(db, ORIGIN, { sinks: [sink.name] });
+    await store.upsert([loggedIn(1), loggedIn(2)]);
+    await test({ db, store, receiver, relay });
+  } finally {
+    await relay.stop();
+    await receiver.close();
+    await db.close();
+    await database.cleanup();
+  }
+}
+
+/** The pause reasons of the events `receiver` got about agent `number`, in the order it got them. */
+const reasonsTo = (receiver: WebhookReceiver, number: string): string[] =>
+  receiver.received.filter((r) => agentNumberOf(r.body) === number).map((r) => (JSON.parse(r.body) as { data: { paused_reason: string } }).data.paused_reason);
+
 describe("the relay, when one receiver or one event fails", () => {
-  it("holds back only the agent of an event its receiver refused (a 4xx), not the other agents' events", async () => {
-    const database = await freshPglite();
-    const db = await database.openMigrated();
-    const receiver = await startWebhookReceiver();
-    // Deliveries overlap, so the other agent's later events are still to send when the refusal comes.
-    receiver.delayMs = 30;
-    receiver.answer = (_, body) => (agentNumberOf(body) === "1001" ? 422 : 204);
-    const sink = new WebhookSink({ url: receiver.url, secret: SECRET, timeoutMs: 5_000 });
-    // A refused event waits a minute: the other agent's events must not wait with it.
-    const relay = new Relay({ sql: db, sinks: [sink], logger: pino({ level: "silent" }), retryMinMs: 60_000, retryMaxMs: 60_000, pollMs: 20, leaseMs: 60_000 });
-    try {
-      const store = new SqlAgentStore(db, ORIGIN, { sinks: [sink.name] });
-      await store.upsert([loggedIn(1), loggedIn(2)]);
+  // A refused event waits a minute (withRelay's retries): the other agent's events must not wait with it.
+  it("holds back only the agent of an event its receiver refused (a 4xx), not the other agents' events", () =>
+    withRelay({}, async ({ db, store, receiver, relay }) => {
+      // Deliveries overlap, so the other agent's later events are still to send when the refusal comes.
+      receiver.delayMs = 30;
+      receiver.answer = (_, body) => (agentNumberOf(body) === "1001" ? 422 : 204);
       expect(await store.pause("1001", "refused")).toBe("paused");
       expect(await store.unpause("1001")).toBe("unpaused");
       const reasons = ["a", "b", "c", "d", "e", "f"];
       for (const reason of reasons) expect(await store.pause("1002", reason)).toBe("paused");
       await relay.start(true);
-      await vi.waitFor(
-        () => expect(receiver.received.filter((r) => agentNumberOf(r.body) === "1002").map((r) => (JSON.parse(r.body) as { data: { paused_reason: string } }).data.paused_reason)).toEqual(reasons),
-        { timeout: 20_000, interval: 20 },
-      );
+      await vi.waitFor(() => expect(reasonsTo(receiver, "1002")).toEqual(reasons), { timeout: 20_000, interval: 20 });
       // Agent 1001's refused event waits for its retry, and its unpause behind it.
       expect(receiver.received.filter((r) => agentNumberOf(r.body) === "1001").map((r) => r.status)).toEqual([422]);
       expect(await db.query<{ name: string; attempts: number }>("SELECT name, attempts FROM event_outbox ORDER BY seq")).toEqual([
         { name: "agent_paused", attempts: 1 },
         { name: "agent_unpaused", attempts: 0 },
       ]);
-    } finally {
-      await relay.stop();
-      await receiver.close();
-      await db.close();
-      await database.cleanup();
-    }
-  }, 40_000);
-
-  it("an agent held back behind a refused event, with more events queued than a claim takes, does not hold back the others", async () => {
-    const database = await freshPglite();
-    const db = await database.openMigrated();
-    const receiver = await startWebhookReceiver();
-    receiver.answer = (_, body) => (agentNumberOf(body) === "1001" ? 422 : 204);
-    const sink = new WebhookSink({ url: receiver.url, secret: SECRET, timeoutMs: 5_000 });
-    // Claims of 5 rows: agent 1001's 12 events fill more than any claim's reach.
-    const relay = new Relay({ sql: db, sinks: [sink], logger: pino({ level: "silent" }), retryMinMs: 60_000, retryMaxMs: 60_000, pollMs: 20, leaseMs: 60_000, batchSize: 5 });
-    try {
-      const store = new SqlAgentStore(db, ORIGIN, { sinks: [sink.name] });
-      await store.upsert([loggedIn(1), loggedIn(2)]);
-      for (let i = 0; i < 12; i++) expect(await store.pause("1001", `r${i}`)).toBe("paused");
-      expect(await store.pause("1002", "after them")).toBe("paused");
-      await relay.start(true);
-      await vi.waitFor(() => expect(receiver.received.filter((r) => agentNumberOf(r.body) === "1002")).toHaveLength(1), { timeout: 15_000, interval: 20 });
-      expect(receiver.received.filter((r) => agentNumberOf(r.body) === "1001").map((r) => r.status)).toEqual([422]);
-    } finally {
-      await relay.stop();
-      await receiver.close();
-      await db.close();
-      await database.cleanup();
-    }
-  }, 40_000);
+    }), 40_000);
 
   // A 5xx, and a 4xx that is about the receiver rather than the event (a wrong secret: 401).
-  it.each([503, 401])("a %i makes the receiver look down: the other agents' events wait for its retry too", async (status) => {
-    const database = await freshPglite();
-    const db = await database.openMigrated();
-    const receiver = await startWebhookReceiver();
-    receiver.delayMs = 30;
-    receiver.answer = (_, body) => (agentNumberOf(body) === "1001" ? status : 204);
-    const sink = new WebhookSink({ url: receiver.url, secret: SECRET, timeoutMs: 5_000 });
-    const relay = new Relay({ sql: db, sinks: [sink], logger: pino({ level: "silent" }), retryMinMs: 60_000, retryMaxMs: 60_000, pollMs: 20, leaseMs: 60_000 });
-    try {
-      const store = new SqlAgentStore(db, ORIGIN, { sinks: [sink.name] });
-      await store.upsert([loggedIn(1), loggedIn(2)]);
+  it.each([503, 401])("a %i makes the receiver look down: the other agents' events wait for its retry too", (status) =>
+    withRelay({}, async ({ db, store, receiver, relay }) => {
+      receiver.delayMs = 30;
+      receiver.answer = (_, body) => (agentNumberOf(body) === "1001" ? status : 204);
       expect(await store.pause("1001", "refused")).toBe("paused");
       for (const reason of ["a", "b", "c", "d", "e", "f"]) expect(await store.pause("1002", reason)).toBe("paused");
       await relay.start(true);
-      // Agent 1002's events not yet sent when the 503 came wait for the retry with it.
+      // Agent 1002's events not yet sent when the answer came wait for the retry with it.
       await vi.waitFor(async () => expect((await db.query<{ n: number }>("SELECT count(*)::int AS n FROM event_outbox WHERE agent_id = 2 AND not_before > now()"))[0]!.n).toBeGreaterThan(0), {
         timeout: 15_000,
         interval: 20,
       });
-      expect(receiver.received.filter((r) => agentNumberOf(r.body) === "1002").length).toBeLessThan(6);
-    } finally {
-      await relay.stop();
-      await receiver.close();
-      await db.close();
-      await database.cleanup();
-    }
-  }, 40_000);
+      expect(reasonsTo(receiver, "1002").length).toBeLessThan(6);
+    }), 40_000);
 
   it("after a failed DELETE, sends nothing out of order: no delivery starts, and what was delivered is deleted once the database answers", async () => {
-    const database = await freshPglite();
-    const db = await database.openMigrated();
-    const receiver = await startWebhookReceiver();
-    receiver.delayMs = 30;
     let failDelete = true;
-    const flaky: Sql = {
+    const failingOnce = (db: Sql): Sql => ({
       ...db,
       query: (...args: Parameters<Sql["query"]>) => {
         if (failDelete && args[0].startsWith("DELETE FROM event_outbox")) {
@@ -336,24 +316,16 @@ describe("the relay, when one receiver or one event fails", () => {
         }
         return db.query(...args);
       },
-    };
-    const sink = new WebhookSink({ url: receiver.url, secret: SECRET, timeoutMs: 5_000 });
-    const relay = new Relay({ sql: flaky, sinks: [sink], logger: pino({ level: "silent" }), retryMinMs: 50, retryMaxMs: 200, pollMs: 20, leaseMs: 60_000 });
-    try {
-      const store = new SqlAgentStore(db, ORIGIN, { sinks: [sink.name] });
-      await store.upsert([loggedIn(1)]);
+    });
+    await withRelay({ sql: failingOnce, retryMinMs: 50, retryMaxMs: 200 }, async ({ db, store, receiver, relay }) => {
+      receiver.delayMs = 30;
       const reasons = ["r0", "r1", "r2", "r3", "r4"];
       for (const reason of reasons) expect(await store.pause("1001", reason)).toBe("paused");
       await relay.start(true);
       await vi.waitFor(async () => expect((await db.query("SELECT 1 FROM event_outbox")).length).toBe(0), { timeout: 15_000, interval: 20 });
       expect(failDelete, "the DELETE that failed").toBe(false);
-      expect(receiver.received.map((r) => (JSON.parse(r.body) as { data: { paused_reason: string } }).data.paused_reason)).toEqual(reasons);
-    } finally {
-      await relay.stop();
-      await receiver.close();
-      await db.close();
-      await database.cleanup();
-    }
+      expect(reasonsTo(receiver, "1001")).toEqual(reasons);
+    });
   }, 40_000);
 
   it("delivers to one receiver while another has not answered yet: each sink has its own loop", async () => {

@@ -49,14 +49,17 @@ export interface RelayOptions {
 }
 
 // The claim (the SQL functions event_outbox_claim and event_outbox_peek,
-// created by the database migrations) takes the sink's oldest due rows,
-// each agent's up to its first that waits (migration 9). On PostgreSQL it
+// created by the database migrations) takes a prefix of each agent's queue
+// from a window of the sink's oldest rows. On PostgreSQL it
 // is one statement that serialises claims across instances and leases the
 // rows. On the embedded database this relay is the only one and the rounds
 // of one sink never overlap (each sink's loop runs one at a time), so it
-// only reads the due rows (PEEK): no lease to write. Their last argument,
-// a window of rows to look in, is no longer read (migration 9): it stays
-// for the functions' signature, which instances not yet upgraded call too.
+// only reads the due rows (PEEK): no lease to write.
+// The window is twice the batch: enough to look past a few agents held
+// back, and the claim's cost grows with the window, not the backlog. So
+// an agent held back with a whole window of rows queued (a refused event
+// with 200 more behind it) holds back its sink's other agents too (README).
+const WINDOW_PER_BATCH = 2;
 /** How often a continuing database outage is logged again. */
 const OUTAGE_REMINDER_MS = 60_000;
 const CLAIM = "SELECT * FROM event_outbox_claim($1, $2, $3, $4)";
@@ -184,10 +187,11 @@ export class Relay {
   /** One claim of `sink`'s due rows and their deliveries; returns how many rows it claimed. */
   private async round(sink: EventSink): Promise<number> {
     const limit = this.options.batchSize ?? 100;
+    const window = WINDOW_PER_BATCH * limit;
     const claimedAt = performance.now();
     const rows = this.embedded
-      ? await this.options.sql.query<Row>(PEEK, [sink.name, limit, limit])
-      : await this.options.sql.query<Row>(CLAIM, [sink.name, this.options.leaseMs, limit, limit]);
+      ? await this.options.sql.query<Row>(PEEK, [sink.name, limit, window])
+      : await this.options.sql.query<Row>(CLAIM, [sink.name, this.options.leaseMs, limit, window]);
     rows.sort((a, b) => Number(BigInt(a.seq) - BigInt(b.seq)));
     // Seq order: each agent's rows in the order of its changes.
     const delivered = await this.deliverQueue(sink, rows, claimedAt);
@@ -229,7 +233,7 @@ export class Relay {
     }
     let delivered = 0;
     const unsent: string[] = [];
-    /** Rows handed back at once: past half the lease, once stopping, and an agent's rows after its refused one. */
+    /** Rows handed back at once: past half the lease, once stopping, after a failed DELETE, and an agent's rows after its refused one. */
     const handedBack: string[] = [];
     let waitMs: number | null = null;
     const leaseHalf = claimedAt + this.options.leaseMs / 2;

@@ -21,7 +21,7 @@ export interface OutboxEvent {
 
 /**
  * A delivery the sink answered but did not take: this event is refused, and
- * the sink is not down (a webhook's 4xx). The relay then holds back only
+ * the sink is not down (most of a webhook's 4xx: webhook-sink.ts). The relay then holds back only
  * that agent's events, not every agent's.
  */
 export class DeliveryRefused extends Error {}
