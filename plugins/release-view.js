@@ -383,16 +383,23 @@ function prune(root, value, schemaNode, lostProperties) {
  * @param {string} baseline
  */
 function markIntroductions(root, baseline) {
-  forEachElement(root, "#", (node, pointer) => {
+  /** @type {Set<unknown>} */
+  const operations = new Set();
+  for (const group of [root.paths, root.webhooks]) {
+    for (const item of Object.values(isObject(group) ? group : {})) {
+      if (!isObject(item)) continue;
+      for (const method of ["get", "put", "post", "delete", "patch", "head", "options", "trace"]) {
+        const operation = item[method];
+        if (!isObject(operation)) continue;
+        const since = [operation["x-since"], item["x-since"]].find((value) => typeof value === "string") ?? baseline;
+        operation["x-badges"] = [{ name: `Since ${since}` }];
+        operations.add(operation);
+      }
+    }
+  }
+  forEachElement(root, "#", (node) => {
     const since = node["x-since"];
-    const operation = /^#\/(paths|webhooks)\/([^/]+)\/(get|put|post|delete|patch|head|options|trace)$/.exec(pointer);
-    if (operation) {
-      const [, kind = "", name = ""] = operation;
-      const group = root[kind];
-      const item = isObject(group) ? group[name.replace(/~1/g, "/").replace(/~0/g, "~")] : undefined;
-      const itemSince = isObject(item) ? item["x-since"] : undefined;
-      node["x-badges"] = [{ name: `Since ${typeof since === "string" ? since : typeof itemSince === "string" ? itemSince : baseline}` }];
-    } else if (typeof since === "string") {
+    if (!operations.has(node) && typeof since === "string") {
       const note = `Since release ${since}.`;
       // A description beside a `$ref` replaces the referenced one where it
       // is shown: the note goes after that text, not instead of it.

@@ -307,24 +307,37 @@ describe("the relay, when one receiver or one event fails", () => {
 
   it("after a failed DELETE, sends nothing out of order: no delivery starts, and what was delivered is deleted once the database answers", async () => {
     let failDelete = true;
+    // What happened, in order: the failed DELETE, each answered delivery, each release of undelivered rows.
+    const happened: string[] = [];
     const failingOnce = (db: Sql): Sql => ({
       ...db,
       query: (...args: Parameters<Sql["query"]>) => {
         if (failDelete && args[0].startsWith("DELETE FROM event_outbox")) {
           failDelete = false;
+          happened.push("delete failed");
           return Promise.reject(new DatabaseUnavailableError("connection reset"));
         }
+        if (args[0].startsWith("UPDATE event_outbox SET not_before")) happened.push("release");
         return db.query(...args);
       },
     });
     await withRelay({ sql: failingOnce, retryMinMs: 50, retryMaxMs: 200 }, async ({ db, store, receiver, relay }) => {
       receiver.delayMs = 30;
+      receiver.answer = () => {
+        happened.push("delivered");
+        return 204;
+      };
       const reasons = ["r0", "r1", "r2", "r3", "r4"];
       for (const reason of reasons) expect(await store.pause("1001", reason)).toBe("paused");
       await relay.start(true);
       await vi.waitFor(async () => expect((await db.query("SELECT 1 FROM event_outbox")).length).toBe(0), { timeout: 15_000, interval: 20 });
       expect(failDelete, "the DELETE that failed").toBe(false);
       expect(reasonsTo(receiver, "1001")).toEqual(reasons);
+      // Between the failure and the round's hand-back, only the delivery already under way ends: none starts.
+      const failed = happened.indexOf("delete failed");
+      const handedBack = happened.indexOf("release", failed);
+      expect(handedBack, happened.join(", ")).toBeGreaterThan(failed);
+      expect(happened.slice(failed, handedBack).filter((entry) => entry === "delivered").length, happened.join(", ")).toBeLessThanOrEqual(1);
     });
   }, 40_000);
 
@@ -358,16 +371,10 @@ describe("the relay, when one receiver or one event fails", () => {
     }
   }, 40_000);
 
-  it("deletes each event once delivered, and on stop starts no new delivery: nothing delivered is sent again", async () => {
-    const database = await freshPglite();
-    const db = await database.openMigrated();
-    const receiver = await startWebhookReceiver();
-    receiver.delayMs = 200;
-    const relay = webhookRelay(db, receiver, { pollMs: 20, leaseMs: 60_000 });
-    const outbox = async () => (await db.query<{ n: number }>("SELECT count(*)::int AS n FROM event_outbox"))[0]!.n;
-    try {
-      const store = new SqlAgentStore(db, ORIGIN, { sinks: [webhookSinkName(receiver.url)] });
-      await store.upsert([loggedIn(1)]);
+  it("deletes each event once delivered, and on stop starts no new delivery: nothing delivered is sent again", () =>
+    withRelay({ retryMinMs: 50, retryMaxMs: 200 }, async ({ db, store, receiver, relay }) => {
+      receiver.delayMs = 200;
+      const outbox = async () => (await db.query<{ n: number }>("SELECT count(*)::int AS n FROM event_outbox"))[0]!.n;
       // One agent's events go one after the other: one batch, 20 deliveries long.
       for (let i = 0; i < 20; i++) expect(await store.pause("1001", `reason ${i}`)).toBe("paused");
       await relay.start(true);
@@ -396,13 +403,7 @@ describe("the relay, when one receiver or one event fails", () => {
       const ids = receiver.received.map((r) => r.headers["webhook-id"]);
       expect(ids).toHaveLength(20);
       expect(new Set(ids).size).toBe(20);
-    } finally {
-      await relay.stop();
-      await receiver.close();
-      await db.close();
-      await database.cleanup();
-    }
-  }, 60_000);
+    }), 60_000);
 });
 
 describe("the webhook sink", () => {

@@ -1,6 +1,7 @@
 // A `redocly diff` report as a reviewer reads it: changes grouped by
 // operation, each marked breaking (an impact Redocly rates major: a client of
 // the older version can fail) or not, in Markdown or JSON.
+import { isObject } from "../../plugins/release-view.js";
 import type { DiffChange, DiffReport } from "./redocly.js";
 
 export interface Change {
@@ -86,16 +87,15 @@ function modification(change: DiffChange): string {
 }
 
 type Node = Record<string, unknown>;
-const isNode = (value: unknown): value is Node => typeof value === "object" && value !== null && !Array.isArray(value);
 const quoted = (names: string[]): string => names.map((name) => `\`${name}\``).join(", ");
 
 /** The error identifiers a schema allows for `error`: its `const`, `enum` or `oneOf` of consts. */
 function errorIdentifiers(schema: Node): string[] {
-  const error = isNode(schema.properties) ? schema.properties.error : undefined;
-  if (!isNode(error)) return [];
+  const error = isObject(schema.properties) ? schema.properties.error : undefined;
+  if (!isObject(error)) return [];
   if (typeof error.const === "string") return [error.const];
   if (Array.isArray(error.enum)) return error.enum.filter((value): value is string => typeof value === "string");
-  if (Array.isArray(error.oneOf)) return error.oneOf.flatMap((option) => (isNode(option) && typeof option.const === "string" ? [option.const] : []));
+  if (Array.isArray(error.oneOf)) return error.oneOf.flatMap((option) => (isObject(option) && typeof option.const === "string" ? [option.const] : []));
   return [];
 }
 
@@ -108,10 +108,10 @@ function errorIdentifiers(schema: Node): string[] {
 function subject(change: DiffChange, where: string): string {
   if (change.kind === "modified") return "";
   const value = change.kind === "added" ? change.revision?.value : change.base?.value;
-  if (!isNode(value)) return "";
+  if (!isObject(value)) return "";
   if (/^tags\/\d+$/.test(where) && typeof value.name === "string") return `the tag \`${value.name}\``;
   if (where === "webhooks") return `the webhooks ${quoted(Object.keys(value))}`;
-  if (where === "components") return Object.entries(value).map(([kind, entries]) => `${kind} ${quoted(isNode(entries) ? Object.keys(entries) : [])}`).join("; ");
+  if (where === "components") return Object.entries(value).map(([kind, entries]) => `${kind} ${quoted(isObject(entries) ? Object.keys(entries) : [])}`).join("; ");
   if ("if" in value && "then" in value && typeof value.description === "string") {
     return `the state rule "${value.description.split(/\n\s*\n/)[0]!.replace(/\s+/g, " ").trim()}"`;
   }

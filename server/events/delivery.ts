@@ -59,12 +59,15 @@ export async function startDelivery(config: EventsConfig, db: Database, logger: 
   const names = sinkNames(config);
   const eventsLogger = logger.child({ component: "events" });
   await reconcileOutbox(db, names, eventsLogger);
-  const kinds: EventSink["kind"][] = [...(config.busUrl === null ? [] : ["bus" as const]), ...(config.webhookUrls.length === 0 ? [] : ["webhook" as const])];
-  const counters = count?.(async () => {
-    const [row] = await db.query<{ pending: number; orphaned: number; oldest: number }>(BACKLOG, [names]);
-    return { pending: row?.pending ?? 0, oldestSeconds: row?.oldest ?? 0, orphaned: row?.orphaned ?? 0 };
-  }, kinds);
   const sinks = await buildSinks(config, eventsLogger);
+  // Counted with no sink as well: events kept from an earlier configuration.
+  const counters = count?.(
+    async () => {
+      const [row] = await db.query<{ pending: number; orphaned: number; oldest: number }>(BACKLOG, [names]);
+      return { pending: row?.pending ?? 0, oldestSeconds: row?.oldest ?? 0, orphaned: row?.orphaned ?? 0 };
+    },
+    [...new Set(sinks.map((sink) => sink.kind))],
+  );
   if (sinks.length === 0) return null;
   const relay = new Relay({
     sql: db,
