@@ -1,5 +1,6 @@
 // The README is the operator's door: every variable the server reads is
-// documented there with its default.
+// documented there with its default, and its shell blocks (and those of
+// the other Markdown files) paste into any shell as they are.
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -8,6 +9,46 @@ import { shownDefault } from "../server/config/env-docs.js";
 import { VARIABLE_LIST } from "../server/config/variables.js";
 
 const readme = readFileSync(path.join(repoRoot, "README.md"), "utf8");
+
+/** The project's Markdown files: the repository without node_modules, dist and what git keeps of its own. */
+function markdownFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const file = path.join(dir, name);
+    if (statSync(file).isDirectory()) return ["node_modules", "dist", ".git"].includes(name) ? [] : markdownFiles(file);
+    return file.endsWith(".md") ? [file] : [];
+  });
+}
+
+/** Each line of the file's fenced sh, bash, shell and zsh blocks, with its line number. */
+function shellLines(text: string): { line: number; text: string }[] {
+  const lines: { line: number; text: string }[] = [];
+  let inShell: boolean | null = null;
+  for (const [index, line] of text.split("\n").entries()) {
+    const fence = /^\s*```(\S*)/.exec(line);
+    if (fence) inShell = inShell === null ? ["sh", "bash", "shell", "zsh"].includes(fence[1] ?? "") : null;
+    else if (inShell) lines.push({ line: index + 1, text: line });
+  }
+  return lines;
+}
+
+/** Where a shell would start a comment on this line: a `#` beginning a word outside quotes; -1 when none. */
+function commentAt(line: string): number {
+  let quote: string | null = null;
+  let wordStart = true;
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charAt(i);
+    if (quote !== null) {
+      if (c === quote) quote = null;
+      else if (c === "\\" && quote === '"') i++;
+      continue;
+    }
+    if (c === "#" && wordStart) return i;
+    wordStart = /\s/.test(c);
+    if (c === "\\") i++;
+    else if (c === "'" || c === '"') quote = c;
+  }
+  return -1;
+}
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -37,5 +78,31 @@ describe("README", () => {
   it("shows the two commands", () => {
     expect(readme).toContain("npm ci && npm start");
     expect(readme).toContain("npm ci && npm test");
+  });
+
+  // An interactive zsh (macOS's default shell) without `interactivecomments`
+  // passes a `# comment` on as arguments: `npm test # run the suites` would
+  // run vitest with "#", "run", … as filters. So the blocks hold commands
+  // only, and what they do is said in the prose around them.
+  it("has shell blocks without comments, in every Markdown file", () => {
+    const found = markdownFiles(repoRoot).flatMap((file) =>
+      shellLines(readFileSync(file, "utf8"))
+        .filter(({ text }) => commentAt(text) >= 0)
+        .map(({ line, text }) => `${path.relative(repoRoot, file)}:${line}: ${text.trim()}`),
+    );
+    expect(found).toEqual([]);
+  });
+
+  it("finds a comment only where a shell would", () => {
+    expect(commentAt("npm test # run them")).toBe(9);
+    expect(commentAt("# alone")).toBe(0);
+    expect(commentAt("npx agentd token create --acl 'agentd.#'")).toBe(-1);
+    expect(commentAt('echo "a # b" c')).toBe(-1);
+    expect(commentAt("echo a\\ #b")).toBe(-1);
+    expect(commentAt("curl https://x.example/#section")).toBe(-1);
+    expect(shellLines("```sh\nnpm test # x\n```\n```text\nnot # shell\n```\n  ```bash\n  a # b\n  ```")).toEqual([
+      { line: 2, text: "npm test # x" },
+      { line: 8, text: "  a # b" },
+    ]);
   });
 });
