@@ -140,12 +140,44 @@ describe("events survive configuration changes (embedded database)", () => {
     }
   }, 90_000);
 
-  it("an event a receiver refuses for good holds back its agent's next one there until `agentd events drop --event` drops it; then the next goes out", async () => {
+  it("agentd events list --sink shows a page of a sink's failed events, oldest first, whatever spelling they were stored under, and says how many it leaves out: without a running server", async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), "agentd-sinks-"));
+    await ownDataDir(dataDir, AGENTS);
+    const sink = "http://hooks.example/in";
+    try {
+      const db = await openPglite(dataDir);
+      try {
+        // 103 failed events, the first stored under an older spelling of the URL; 2 never tried; 1 of another sink, failed.
+        const row = "INSERT INTO event_outbox (event_id, sink, agent_id, name, payload, attempts, last_error) VALUES (gen_random_uuid(), $1, $2, 'agent_paused', '{}', $3, $4)";
+        await db.query(row, [`webhook HTTP://hooks.example:80/x/../in`, 1, 2, "webhook answered 500"]);
+        for (let i = 2; i <= 103; i++) await db.query(row, [`webhook ${sink}`, i, 1, `webhook answered 422 (${i})`]);
+        for (const agent of [104, 105]) await db.query(row, [`webhook ${sink}`, agent, 0, null]);
+        await db.query(row, ["webhook http://other.example/in", 1, 1, "other"]);
+      } finally {
+        await db.close();
+      }
+      const shown = await runAgentd(["events", "list", "--sink", sink], { AGENTD_DATA_DIR: dataDir }, { cwd: dataDir });
+      expect(shown.code, shown.stderr).toBe(0);
+      const lines = shown.stdout.trimEnd().split("\n");
+      expect(lines).toHaveLength(101);
+      expect(lines.slice(1).map((line) => line.split(/ +/)[1])).toEqual(Array.from({ length: 100 }, (_, i) => String(i + 1)));
+      expect(lines[1]).toMatch(/ 2 +due +webhook answered 500$/);
+      expect(lines[100]).toMatch(/ 1 +due +webhook answered 422 \(100\)$/);
+      expect(shown.stderr).toBe(`103 of 105 undelivered events of ${sink} failed (the 3 newest not shown)\n`);
+      const json = JSON.parse((await runAgentd(["events", "list", "--sink", sink, "--json"], { AGENTD_DATA_DIR: dataDir }, { cwd: dataDir })).stdout) as { events: unknown[] };
+      expect(json).toMatchObject({ sink, pending: 105, failing: 103 });
+      expect(json.events).toHaveLength(100);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it("an event a receiver refuses for good holds back its agent's next one there, `agentd events list --sink` shows it and why, until `agentd events drop --event` drops it; then the next goes out", async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), "agentd-sinks-"));
     await ownDataDir(dataDir, AGENTS);
     const receiver = await startWebhookReceiver();
     // The first event's body is refused for good, as a receiver with a bug in it would.
-    receiver.answer = (_index, body) => (body.includes('"stuck"') ? 401 : 204);
+    receiver.answer = (_index, body) => (body.includes('"stuck"') ? 422 : 204);
     let server: TestServer | null = null;
     try {
       server = await serverOn(dataDir, receiver.url);
@@ -154,6 +186,26 @@ describe("events survive configuration changes (embedded database)", () => {
       await vi.waitFor(() => expect(receiver.received.length, "the stuck event, retried").toBeGreaterThanOrEqual(2), WAIT);
       expect(receiver.received.every((r) => r.body.includes('"stuck"')), "the next event waits behind it").toBe(true);
       const id = String(receiver.received[0]!.headers["webhook-id"]);
+      const agentId = (JSON.parse(receiver.received[0]!.body) as { data: { agent_id: number } }).data.agent_id;
+
+      // The operator's view: which event holds its agent back, how often it failed, and why.
+      // (Its second attempt came after the first one's failure was recorded.)
+      const failing = await runAgentd(["events", "list", "--sink", receiver.url, "--json"], { AGENTD_DATA_DIR: dataDir }, { cwd: dataDir });
+      expect(failing.code, failing.stderr).toBe(0);
+      const failures = JSON.parse(failing.stdout) as { events: { attempts: number; recorded: string }[] };
+      expect(failures).toMatchObject({
+        sink: receiver.url,
+        pending: 2,
+        failing: 1,
+        events: [{ event: id, agent: agentId, name: "agent_paused", lastError: "webhook answered 422" }],
+      });
+      expect(failures.events[0]!.attempts).toBeGreaterThanOrEqual(1);
+      const shown = await runAgentd(["events", "list", "--sink", receiver.url.replace("http://", "HTTP://")], { AGENTD_DATA_DIR: dataDir }, { cwd: dataDir });
+      expect(shown.code, shown.stderr).toBe(0);
+      expect(shown.stdout).toMatch(
+        new RegExp(`^EVENT +AGENT +NAME +RECORDED +ATTEMPTS +NEXT TRY +LAST ERROR\\n${id} +${agentId} +agent_paused +${failures.events[0]!.recorded} +\\d+ +\\S+ +webhook answered 422\\n$`),
+      );
+      expect(shown.stderr).toBe(`1 of 2 undelivered events of ${receiver.url} failed\n`);
 
       const malformed = await runAgentd(["events", "drop", "--sink", receiver.url, "--event", "not-a-uuid"], { AGENTD_DATA_DIR: dataDir }, { cwd: dataDir });
       expect(malformed.code).toBe(2);
@@ -170,6 +222,8 @@ describe("events survive configuration changes (embedded database)", () => {
       const again = await runAgentd(["events", "drop", "--sink", receiver.url, "--event", id], { AGENTD_DATA_DIR: dataDir }, { cwd: dataDir });
       // Gone: naming it again fails, as revoking an unknown token does.
       expect(again, again.stderr).toMatchObject({ code: 1, stderr: `agentd: no undelivered event ${id} of ${receiver.url}\n` });
+      const none = await runAgentd(["events", "list", "--sink", receiver.url], { AGENTD_DATA_DIR: dataDir }, { cwd: dataDir });
+      expect(none).toMatchObject({ code: 0, stdout: "", stderr: `no failed delivery to ${receiver.url} (0 undelivered events)\n` });
     } finally {
       await server?.close();
       await receiver.close();
@@ -194,6 +248,11 @@ describe.runIf(postgresTestUrl() !== undefined)("events survive configuration ch
       const db = await database.openMigrated();
       await new SqlAgentStore(db, await readOriginUuid(db, null)).upsert(AGENTS);
       await pauseAsAnOlderVersion(db, "older", [`webhook ${receiver.url.replace("http://", "HTTP://").replace("/hooks", "/x/../hooks")}`, `webhook ${gone}`]);
+      // The kept event had failed before its sink was removed, with a reason on two lines.
+      await db.query("UPDATE event_outbox SET attempts = 3, not_before = now() + interval '1 hour', last_error = $2 WHERE sink = $1", [
+        `webhook ${gone}`,
+        "connect ECONNREFUSED\n127.0.0.1",
+      ]);
       await db.close();
 
       agentd = await spawnAgentd({ ...env, AGENTD_WEBHOOK_URLS: receiver.url, ...FAST }, { cwd: dir });
@@ -211,6 +270,13 @@ describe.runIf(postgresTestUrl() !== undefined)("events survive configuration ch
       const list = await runAgentd(["events", "list"], env, { cwd: dir });
       expect(list.code, list.stderr).toBe(0);
       expect(list.stdout).toMatch(new RegExp(`^PENDING +OLDEST +SINK STATE +SINK\\n1 +\\S+ +not configured +${gone.replace(/[?.]/g, "\\$&")}\\n$`));
+      const failed = await runAgentd(["events", "list", "--sink", gone, "--json"], env, { cwd: dir });
+      expect(failed.code, failed.stderr).toBe(0);
+      const failures = JSON.parse(failed.stdout) as { events: { nextTry: string }[] };
+      expect(failures).toMatchObject({ sink: gone, pending: 1, failing: 1, events: [{ agent: 1, name: "agent_paused", attempts: 3, lastError: "connect ECONNREFUSED\n127.0.0.1" }] });
+      expect(Date.parse(failures.events[0]!.nextTry)).toBeGreaterThan(Date.now());
+      const table = await runAgentd(["events", "list", "--sink", gone], env, { cwd: dir });
+      expect(table.stdout.split("\n")[1]).toMatch(new RegExp(` 3 +${failures.events[0]!.nextTry} +connect ECONNREFUSED 127\\.0\\.0\\.1$`));
       const dropped = await runAgentd(["events", "drop", "--sink", gone], env, { cwd: dir });
       expect(dropped, dropped.stderr).toMatchObject({ code: 0, stderr: `dropped 1 undelivered event of ${gone}\n` });
       expect(await metric(agentd.opsUrl, "agentd_events_orphaned")).toBe(0);

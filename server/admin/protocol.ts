@@ -6,6 +6,8 @@ export type AdminRequest =
   | { op: "token.list" }
   | { op: "import"; text: string }
   | { op: "events.list" }
+  /** The events of one sink that failed at least once (`agentd events list --sink`). */
+  | { op: "events.failing"; sink: string }
   /** `sink`: an outbox sink name (events/sink.ts); `force`: drop it even when it is configured. */
   | { op: "events.drop"; sink: string; force: boolean }
   /**
@@ -24,6 +26,27 @@ export interface SinkBacklogAnswer {
   oldest: string;
   /** Whether the configuration of the process that answered delivers to it. */
   configured: boolean;
+}
+
+/** An event that failed at least once, as `events.failing` answers it. Times are ISO 8601. */
+export interface FailingEventAnswer {
+  event: string;
+  agent: number;
+  name: string;
+  recorded: string;
+  attempts: number;
+  /** null: at the relay's next claim. */
+  nextTry: string | null;
+  lastError: string | null;
+}
+
+/** One sink's failing events, oldest first (at most a page of them), and its counts. */
+export interface SinkFailuresAnswer {
+  /** The outbox name: "bus" or "webhook <URL>". */
+  sink: string;
+  pending: number;
+  failing: number;
+  events: FailingEventAnswer[];
 }
 
 /** A token as `token list` shows it: never the secret or its hash. Times are ISO 8601. */
@@ -46,6 +69,7 @@ export type AdminResponse =
       tokens?: ListedToken[];
       imported?: number;
       sinks?: SinkBacklogAnswer[];
+      failures?: SinkFailuresAnswer;
       dropped?: number;
     }
   | { ok: false; error: string; problems?: string[] };

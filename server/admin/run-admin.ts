@@ -1,5 +1,5 @@
 import type { Sql } from "../db/sql.js";
-import { dropSinkEvents, sinkBacklogs } from "../events/outbox-sinks.js";
+import { dropSinkEvents, sinkBacklogs, sinkFailures } from "../events/outbox-sinks.js";
 import { canonicalSinkName, sinkDisplayName } from "../events/sink.js";
 import type { TokenStore } from "../store/token-store.js";
 import { InvalidImportError, type AgentRecord, type AgentStore } from "../store/agent-store.js";
@@ -9,6 +9,9 @@ import { aclProblem } from "../auth/acl.js";
 
 /** The longest TTL a token may be given: longer is "never" in all but name. */
 export const MAX_TTL_SECONDS = 100 * 365.25 * 24 * 3600;
+
+/** The failing events `events list --sink` shows, oldest first: a screenful; the answer says how many there are in all. */
+const FAILING_SHOWN = 100;
 
 export interface AdminDeps {
   tokens: TokenStore;
@@ -76,6 +79,19 @@ export async function runAdmin(request: AdminRequest, deps: AdminDeps): Promise<
     case "events.list": {
       const backlogs = await sinkBacklogs(deps.db, deps.configuredSinks);
       return { ok: true, sinks: backlogs.map((b) => ({ sink: b.sink, pending: b.pending, oldest: b.oldest.toISOString(), configured: b.configured })) };
+    }
+    case "events.failing": {
+      const sink = canonicalSinkName(request.sink);
+      const failures = await sinkFailures(deps.db, sink, FAILING_SHOWN);
+      return {
+        ok: true,
+        failures: {
+          sink,
+          pending: failures.pending,
+          failing: failures.failing,
+          events: failures.events.map((e) => ({ ...e, recorded: e.recorded.toISOString(), nextTry: e.nextTry?.toISOString() ?? null })),
+        },
+      };
     }
     case "events.drop": {
       // A configured sink's events are on their way: dropping them is

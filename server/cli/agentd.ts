@@ -6,7 +6,7 @@ import ms from "ms";
 import { dispatchAdmin } from "../admin/dispatch.js";
 import { MAX_TTL_SECONDS } from "../admin/run-admin.js";
 import { aclProblem } from "../auth/acl.js";
-import type { AdminRequest, AdminResponse, ListedToken } from "../admin/protocol.js";
+import type { AdminRequest, AdminResponse, ListedToken, SinkFailuresAnswer } from "../admin/protocol.js";
 import type { Config } from "../config/config.js";
 import { loadConfig, loadDotEnv } from "../config/load.js";
 import { renderEnvHelp } from "../config/env-docs.js";
@@ -237,6 +237,37 @@ function parseEventId(value: string): string {
 
 const events = (count: number): string => `${count} undelivered event${count === 1 ? "" : "s"}`;
 
+/** `events list --sink`: the sink's failing events, as a table or as JSON; what the table leaves out is said on standard error. */
+async function printFailures(failures: SinkFailuresAnswer, json: boolean): Promise<void> {
+  const sink = sinkDisplayName(failures.sink);
+  if (json) {
+    await printResult(JSON.stringify({ ...failures, sink }, null, 2) + "\n");
+    return;
+  }
+  if (failures.events.length === 0) {
+    stdio.stderr.write(`no failed delivery to ${sink} (${events(failures.pending)})\n`);
+    return;
+  }
+  await printResult(
+    table([
+      ["EVENT", "AGENT", "NAME", "RECORDED", "ATTEMPTS", "NEXT TRY", "LAST ERROR"],
+      ...failures.events.map((e) => [e.event, String(e.agent), e.name, e.recorded, String(e.attempts), nextTry(e.nextTry), oneLine(e.lastError ?? "not recorded")]),
+    ]),
+  );
+  const more = failures.failing - failures.events.length;
+  stdio.stderr.write(`${failures.failing} of ${events(failures.pending)} of ${sink} failed${more > 0 ? ` (the ${more} newest not shown)` : ""}\n`);
+}
+
+/** When a failed event goes again: its time, or "due" once that has passed (or at the next claim, for one that waits for none). */
+function nextTry(at: string | null): string {
+  return at === null || Date.parse(at) <= Date.now() ? "due" : at;
+}
+
+/** A reason on one line of the table: a receiver's or a library's message may hold line breaks. */
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, " ");
+}
+
 function program(): Command {
   const cli = new Command("agentd")
     .description("The agent service: serve the API and administer its tokens, agents and undelivered events.")
@@ -321,9 +352,21 @@ function program(): Command {
   const outbox = cli.command("events").description("the events not yet delivered, by sink (the bus or a webhook URL)");
   outbox
     .command("list")
-    .description("print, for each sink with events waiting: how many, the oldest's time, whether it is configured, the sink")
-    .option("--json", "print a JSON array of {sink, pending, oldest, configured} instead (sink: bus or the URL; [] when nothing waits)")
-    .action(async (options: { json?: boolean }) => {
+    .description(
+      "print, for each sink with events waiting: how many, the oldest's time, whether it is configured, the sink; " +
+        "with --sink, that sink's events whose delivery failed, oldest first: id, agent, event, recorded, attempts, next try, last error",
+    )
+    .option("--sink <sink>", "bus, or the webhook's URL: list its events that failed (each holds back its agent's later events there)", parseSink)
+    .option(
+      "--json",
+      "print a JSON array of {sink, pending, oldest, configured} instead (sink: bus or the URL; [] when nothing waits); " +
+        "with --sink, {sink, pending, failing, events: [{event, agent, name, recorded, attempts, nextTry, lastError}]}",
+    )
+    .action(async (options: { json?: boolean; sink?: string }) => {
+      if (options.sink !== undefined) {
+        await printFailures(check(await admin({ op: "events.failing", sink: options.sink })).failures!, options.json === true);
+        return;
+      }
       const sinks = check(await admin({ op: "events.list" })).sinks ?? [];
       if (options.json) {
         await printResult(JSON.stringify(sinks.map((s) => ({ ...s, sink: sinkDisplayName(s.sink) })), null, 2) + "\n");

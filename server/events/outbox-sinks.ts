@@ -1,8 +1,9 @@
-// The outbox seen by sink: what waits for each, and the two things done to a
-// sink's rows as a whole. A configuration change never deletes an event by
-// itself: the rows of a sink no longer configured stay, are reported at
-// start, and are delivered when the sink is configured again; only an
-// operator's `agentd events drop` deletes them (dropSinkEvents).
+// The outbox seen by sink: what waits for each, the events of one that
+// failed, and the two things done to a sink's rows as a whole. A
+// configuration change never deletes an event by itself: the rows of a
+// sink no longer configured stay, are reported at start, and are
+// delivered when the sink is configured again; only an operator's
+// `agentd events drop` deletes them (dropSinkEvents).
 import type { Logger } from "pino";
 import type { Sql } from "../db/sql.js";
 import { canonicalSinkName, sinkLogName } from "./sink.js";
@@ -19,11 +20,43 @@ export interface SinkBacklog {
   configured: boolean;
 }
 
+/**
+ * An event whose delivery failed at least once. It is the oldest of its
+ * agent's events for that sink (an agent's later events wait behind it), so
+ * it is the one to drop (`agentd events drop --event`) to give up on it.
+ */
+export interface FailingEvent {
+  event: string;
+  agent: number;
+  name: string;
+  recorded: Date;
+  attempts: number;
+  /** When it is tried again (or, on PostgreSQL, when the claim of the instance trying it lapses); null: at the next claim. */
+  nextTry: Date | null;
+  /** Why the last delivery failed; null for a failure recorded before agentd kept the reason. */
+  lastError: string | null;
+}
+
+/** What waits for one sink, with the events that failed: the oldest first, at most `limit`. */
+export interface SinkFailures {
+  pending: number;
+  /** How many failed in all: more than `events` holds when there are more than the limit. */
+  failing: number;
+  events: FailingEvent[];
+}
+
 const BY_STORED_NAME = "SELECT sink, count(*)::int AS pending, min(created_at) AS oldest FROM event_outbox GROUP BY sink";
 const RENAME = "UPDATE event_outbox SET sink = $1 WHERE sink = ANY($2::text[])";
 // $2: one event's id, or null for all of them.
 const DROP =
   "WITH gone AS (DELETE FROM event_outbox WHERE sink = ANY($1::text[]) AND ($2::uuid IS NULL OR event_id = $2::uuid) RETURNING 1) SELECT count(*)::int AS dropped FROM gone";
+
+// Every row that failed is the oldest of its agent's (the relay takes an
+// agent's next only once the previous is delivered). count(*) OVER () is
+// counted before the LIMIT. No index serves attempts: an operator's
+// command reads the sink's rows once.
+const FAILING = `SELECT event_id::text AS event, agent_id AS agent, name, created_at, attempts, not_before, last_error, count(*) OVER ()::int AS failing
+  FROM event_outbox WHERE sink = ANY($1::text[]) AND attempts > 0 ORDER BY seq LIMIT $2`;
 
 interface StoredSink {
   stored: string;
@@ -98,8 +131,42 @@ export async function reconcileOutbox(sql: Sql, configured: readonly string[], l
  * retry from the outbox.
  */
 export async function dropSinkEvents(sql: Sql, sink: string, eventId?: string): Promise<number> {
-  const target = canonicalSinkName(sink);
-  const older = (await storedSinks(sql)).filter((row) => row.sink === target && row.stored !== target).map((row) => row.stored);
-  const [row] = await sql.query<{ dropped: number }>(DROP, [[target, ...older], eventId ?? null]);
+  const { names } = await storedUnder(sql, sink);
+  const [row] = await sql.query<{ dropped: number }>(DROP, [names, eventId ?? null]);
   return row?.dropped ?? 0;
+}
+
+/** The events of `sink` (any spelling it was stored under) that failed at least once, oldest first, at most `limit`, and how many wait in all. */
+export async function sinkFailures(sql: Sql, sink: string, limit: number): Promise<SinkFailures> {
+  const { names, pending } = await storedUnder(sql, sink);
+  const rows = await sql.query<{
+    event: string;
+    agent: number;
+    name: string;
+    created_at: Date | string;
+    attempts: number;
+    not_before: Date | string | null;
+    last_error: string | null;
+    failing: number;
+  }>(FAILING, [names, limit]);
+  return {
+    pending,
+    failing: rows[0]?.failing ?? 0,
+    events: rows.map((row) => ({
+      event: row.event,
+      agent: row.agent,
+      name: row.name,
+      recorded: new Date(row.created_at),
+      attempts: row.attempts,
+      nextTry: row.not_before === null ? null : new Date(row.not_before),
+      lastError: row.last_error,
+    })),
+  };
+}
+
+/** The names `sink`'s rows are stored under (today's spelling first, then older ones) and how many rows they hold. */
+async function storedUnder(sql: Sql, sink: string): Promise<{ names: string[]; pending: number }> {
+  const target = canonicalSinkName(sink);
+  const rows = (await storedSinks(sql)).filter((row) => row.sink === target);
+  return { names: [target, ...rows.filter((row) => row.stored !== target).map((row) => row.stored)], pending: rows.reduce((sum, row) => sum + row.pending, 0) };
 }

@@ -66,7 +66,9 @@ const CLAIM = "SELECT * FROM event_outbox_claim($1, $2, $3, $4)";
 const PEEK = "SELECT * FROM event_outbox_peek($1, $2, $3)";
 const MAINTAIN = "VACUUM (ANALYZE) event_outbox";
 const DELIVERED = "DELETE FROM event_outbox WHERE seq = ANY($1::bigint[])";
-const RETRY = `UPDATE event_outbox SET attempts = attempts + 1, not_before = now() + $2 * interval '1 millisecond' WHERE seq = $1`;
+const RETRY = `UPDATE event_outbox SET attempts = attempts + 1, not_before = now() + $2 * interval '1 millisecond', last_error = $3 WHERE seq = $1`;
+/** The longest reason kept with an event (`agentd events list --sink`); the log has it whole. */
+const LAST_ERROR_LENGTH = 500;
 const RELEASE = "UPDATE event_outbox SET not_before = now() + $2 * interval '1 millisecond' WHERE seq = ANY($1::bigint[])";
 
 /** A row as event_outbox_claim and event_outbox_peek return it (one sink's: they take its name). */
@@ -282,13 +284,14 @@ export class Relay {
           counters?.failed(sink.kind);
           const rowWaitMs = this.backoff(row.attempts);
           const refused = err instanceof DeliveryRefused;
+          const reason = err instanceof Error ? err.message : String(err);
           if (!refused) waitMs = Math.max(waitMs ?? 0, rowWaitMs);
           // `to` names the receiver (its URL without the query, which may hold a secret): one failing among several is found at once.
           logger.warn(
-            { sink: sink.kind, to: sinkLogName(sink.name), event: row.event_id, attempts: row.attempts + 1, retryInMs: rowWaitMs, err: (err as Error).message },
+            { sink: sink.kind, to: sinkLogName(sink.name), event: row.event_id, attempts: row.attempts + 1, retryInMs: rowWaitMs, err: reason },
             "event delivery failed",
           );
-          await sql.query(RETRY, [row.seq, rowWaitMs]);
+          await sql.query(RETRY, [row.seq, rowWaitMs, reason.slice(0, LAST_ERROR_LENGTH)]);
           (refused ? handedBack : unsent).push(...rows.slice(index + 1).map((r) => r.seq));
           return;
         }
