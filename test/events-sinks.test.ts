@@ -178,6 +178,11 @@ describe("events survive configuration changes (embedded database)", () => {
     const receiver = await startWebhookReceiver();
     // The first event's body is refused for good, as a receiver with a bug in it would.
     receiver.answer = (_index, body) => (body.includes('"stuck"') ? 422 : 204);
+    // It says why, on several lines, with a control character, at length: the start of it is kept, on one line.
+    const reason = '{"error": "reason \\"stuck\\" is not one we know"}';
+    receiver.answerBody = `${reason}\n\t\u0007${"x".repeat(1000)}`;
+    // Its first 200 bytes: the three control characters become one space.
+    const why = `${reason} ${"x".repeat(200 - reason.length - 3)}`;
     let server: TestServer | null = null;
     try {
       server = await serverOn(dataDir, receiver.url);
@@ -197,14 +202,13 @@ describe("events survive configuration changes (embedded database)", () => {
         sink: receiver.url,
         pending: 2,
         failing: 1,
-        events: [{ event: id, agent: agentId, name: "agent_paused", lastError: "webhook answered 422" }],
+        events: [{ event: id, agent: agentId, name: "agent_paused", lastError: `webhook answered 422: ${why}` }],
       });
       expect(failures.events[0]!.attempts).toBeGreaterThanOrEqual(1);
       const shown = await runAgentd(["events", "list", "--sink", receiver.url.replace("http://", "HTTP://")], { AGENTD_DATA_DIR: dataDir }, { cwd: dataDir });
       expect(shown.code, shown.stderr).toBe(0);
-      expect(shown.stdout).toMatch(
-        new RegExp(`^EVENT +AGENT +NAME +RECORDED +ATTEMPTS +NEXT TRY +LAST ERROR\\n${id} +${agentId} +agent_paused +${failures.events[0]!.recorded} +\\d+ +\\S+ +webhook answered 422\\n$`),
-      );
+      expect(shown.stdout).toMatch(new RegExp(`^EVENT +AGENT +NAME +RECORDED +ATTEMPTS +NEXT TRY +LAST ERROR\\n${id} +${agentId} +agent_paused +${failures.events[0]!.recorded} +\\d+ +\\S+ +webhook answered 422: `));
+      expect(shown.stdout.endsWith(` webhook answered 422: ${why}\n`), shown.stdout).toBe(true);
       expect(shown.stderr).toBe(`1 of 2 undelivered events of ${receiver.url} failed\n`);
 
       const malformed = await runAgentd(["events", "drop", "--sink", receiver.url, "--event", "not-a-uuid"], { AGENTD_DATA_DIR: dataDir }, { cwd: dataDir });

@@ -27,6 +27,34 @@ import { DeliveryRefused, webhookSinkName, type EventSink, type OutboxEvent } fr
  */
 const REFUSES_EVERY_EVENT = new Set([401, 403, 404, 405, 408, 410, 429]);
 
+/** The most of a refusal's body kept with the status: the receiver's reason, not its whole page. */
+const ANSWER_EXCERPT_BYTES = 200;
+
+/**
+ * The start of a failed delivery's answer, on one line with no control
+ * characters: a receiver that refuses an event usually says why in its
+ * body, and the operator deciding whether to drop the event reads it in
+ * the log and in `agentd events list --sink`. Only the first bytes are
+ * read; the rest is not (stopping the read closes that connection, which
+ * a failure can afford).
+ */
+async function answerStart(body: AsyncIterable<Buffer>): Promise<string> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  try {
+    for await (const chunk of body) {
+      chunks.push(chunk);
+      length += chunk.length;
+      if (length >= ANSWER_EXCERPT_BYTES) break;
+    }
+  } catch {
+    // An answer cut short still has its status: that is the failure.
+  }
+  const text = Buffer.concat(chunks).subarray(0, ANSWER_EXCERPT_BYTES).toString("utf8");
+  // eslint-disable-next-line no-control-regex -- control characters are what this removes
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\s]+/g, " ").replace(/\uFFFD$/, "").trim();
+}
+
 export interface WebhookSinkOptions {
   url: string;
   /** One secret, or several separated by spaces (AGENTD_WEBHOOK_SECRET). */
@@ -77,12 +105,16 @@ export class WebhookSink implements EventSink {
         // request() follows no redirect: a 3xx is not a delivery, as with fetch's "manual".
         signal: abort,
       });
-      // Read (and drop) the body so the connection can be reused.
-      await response.body.dump().catch(() => undefined);
       const status = response.statusCode;
-      if (status >= 200 && status <= 299) return;
-      if (status >= 400 && status <= 499 && !REFUSES_EVERY_EVENT.has(status)) throw new DeliveryRefused(`webhook answered ${status}`);
-      throw new Error(`webhook answered ${status}`);
+      if (status >= 200 && status <= 299) {
+        // Read (and drop) the body so the connection can be reused.
+        await response.body.dump().catch(() => undefined);
+        return;
+      }
+      const why = await answerStart(response.body);
+      const answered = `webhook answered ${status}${why === "" ? "" : `: ${why}`}`;
+      if (status >= 400 && status <= 499 && !REFUSES_EVERY_EVENT.has(status)) throw new DeliveryRefused(answered);
+      throw new Error(answered);
     } catch (err) {
       // The time-out fires the abort: say so, and which setting bounds it.
       if (aborted) throw new Error(`webhook did not answer within ${this.options.timeoutMs} ms (AGENTD_WEBHOOK_TIMEOUT)`, { cause: err });

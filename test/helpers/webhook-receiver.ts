@@ -15,6 +15,8 @@ export interface WebhookReceiver {
   received: ReceivedWebhook[];
   /** What the next requests are answered; receives the request's position (0-based). */
   answer: (index: number, body: string) => number;
+  /** The body of every answer ("" by default): a receiver that refuses says why there. */
+  answerBody: string;
   /** How long each answer waits, so that deliveries overlap (0 by default). */
   delayMs: number;
   /** The most requests that were waiting for their answer at one time. */
@@ -29,6 +31,7 @@ export async function startWebhookReceiver(port = 0): Promise<WebhookReceiver> {
     url: "",
     received: [],
     answer: () => 200,
+    answerBody: "",
     delayMs: 0,
     maxInFlight: 0,
     maxInFlightPerAgent: 0,
@@ -54,7 +57,7 @@ export async function startWebhookReceiver(port = 0): Promise<WebhookReceiver> {
         perAgent.set(agent, perAgent.get(agent)! - 1);
         const status = receiver.answer(receiver.received.length, body);
         receiver.received.push({ headers: req.headers, body, status });
-        res.writeHead(status).end();
+        res.writeHead(status).end(receiver.answerBody);
       }, receiver.delayMs).unref();
     });
   });
