@@ -9,13 +9,13 @@
 // Every page carries the same release switcher; a release page older than
 // the latest release says so and links the current page. Each page is built
 // from its view as bundled, with the state rules as prose
-// (lib/state-rules-prose.ts) and each `oneOf`'s description on its cases
-// (lib/one-of-descriptions.ts).
+// (lib/state-rules-prose.ts) and each `oneOf`'s type and description on its
+// cases (lib/one-of-cases.ts).
 import { copyFile, mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { apiEntry, frozenReleases, projectRoot, releaseAlias } from "./lib/project.js";
 import { bundleInto, readJson, redocly, withScratch } from "./lib/redocly.js";
-import { oneOfDescriptionsOnCases } from "./lib/one-of-descriptions.js";
+import { oneOfFieldOnCases } from "./lib/one-of-cases.js";
 import { stateRulesAsProse } from "./lib/state-rules-prose.js";
 
 interface Page {
@@ -100,7 +100,7 @@ async function pageDocument(page: Page, scratch: string): Promise<string> {
   const bundled = await bundleInto(dir, { [page.alias]: { root: path.resolve(projectRoot, entry.root), decorators: entry.decorators } });
   const document = await readJson(bundled[page.alias]!);
   stateRulesAsProse(document);
-  oneOfDescriptionsOnCases(document);
+  oneOfFieldOnCases(document);
   const file = path.join(dir, "page.json");
   await writeFile(file, JSON.stringify(document));
   return file;
