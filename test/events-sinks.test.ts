@@ -147,12 +147,13 @@ describe("events survive configuration changes (embedded database)", () => {
     try {
       const db = await openPglite(dataDir);
       try {
-        // 103 failed events, the first stored under an older spelling of the URL; 2 never tried; 1 of another sink, failed.
-        const row = "INSERT INTO event_outbox (event_id, sink, agent_id, name, payload, attempts, last_error) VALUES (gen_random_uuid(), $1, $2, 'agent_paused', '{}', $3, $4)";
-        await db.query(row, [`webhook HTTP://hooks.example:80/x/../in`, 1, 2, "webhook answered 500"]);
-        for (let i = 2; i <= 103; i++) await db.query(row, [`webhook ${sink}`, i, 1, `webhook answered 422 (${i})`]);
-        for (const agent of [104, 105]) await db.query(row, [`webhook ${sink}`, agent, 0, null]);
-        await db.query(row, ["webhook http://other.example/in", 1, 1, "other"]);
+        // 103 failed events, the oldest stored under an older spelling of the URL; 2 never tried; 1 of another sink, failed.
+        // Each agent's seq is its number, written newest first: the table's order is not seq order.
+        const row = "INSERT INTO event_outbox (seq, event_id, sink, agent_id, name, payload, attempts, last_error) VALUES ($2::bigint, gen_random_uuid(), $1, $2::int, 'agent_paused', '{}', $3, $4)";
+        await db.query(row, ["webhook http://other.example/in", 106, 1, "other"]);
+        for (const agent of [105, 104]) await db.query(row, [`webhook ${sink}`, agent, 0, null]);
+        for (let i = 103; i >= 2; i--) await db.query(row, [`webhook ${sink}`, i, 1, `webhook answered 422 (${i})`]);
+        await db.query(row, [`webhook http://hooks.example:80/in`, 1, 2, "webhook answered 500"]);
       } finally {
         await db.close();
       }
@@ -181,8 +182,8 @@ describe("events survive configuration changes (embedded database)", () => {
     // It says why, on several lines, with a control character, at length: the start of it is kept, on one line.
     const reason = '{"error": "reason \\"stuck\\" is not one we know"}';
     receiver.answerBody = `${reason}\n\t\u0007${"x".repeat(1000)}`;
-    // Its first 200 bytes: the three control characters become one space.
-    const why = `${reason} ${"x".repeat(200 - reason.length - 3)}`;
+    // Its first 200 characters on one line: the three control characters become one space.
+    const why = `${reason} ${"x".repeat(200 - reason.length - 1)}`;
     let server: TestServer | null = null;
     try {
       server = await serverOn(dataDir, receiver.url);

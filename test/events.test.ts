@@ -159,14 +159,17 @@ describe("the relay, in the process", () => {
     }
   });
 
-  it("logs a refused delivery with its receiver (no query) and event id, and counts the attempt for its backoff; the round goes on", async () => {
+  it("logs a refused delivery with its receiver (no query), event id and the start of the answer (the query's values masked), keeps the connection, and counts the attempt for its backoff; the round goes on", async () => {
     const database = await freshPglite();
     const db = await database.openMigrated();
     const receiver = await startWebhookReceiver();
     receiver.answer = () => 422;
+    // A receiver that says why, echoing the URL it was asked (query included), at some length.
+    receiver.answerBody = `Cannot take POST /hooks?key=s3cret&v=s3cret%2Bplus: ${"x".repeat(2_000)}`;
+    receiver.answerGapMs = 30;
     const lines: Record<string, unknown>[] = [];
     const logger = pino({ level: "info" }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
-    const url = `${receiver.url}?key=s3cret`;
+    const url = `${receiver.url}?key=s3cret&v=s3cret%2Bplus`;
     const sink = new WebhookSink({ url, secret: SECRET, timeoutMs: 5_000 });
     const relay = new Relay({ sql: db, sinks: [sink], logger, retryMinMs: 50, retryMaxMs: 200, pollMs: 20, leaseMs: 60_000 });
     try {
@@ -181,8 +184,13 @@ describe("the relay, in the process", () => {
       const failures = lines.filter((l) => l.msg === "event delivery failed");
       expect(failures.length).toBeGreaterThanOrEqual(1);
       const { origin, pathname } = new URL(receiver.url);
-      expect(failures[0]).toMatchObject({ level: 40, sink: "webhook", to: `${origin}${pathname}?…`, event: row!.event_id, err: "webhook answered 422" });
+      const why = `Cannot take POST /hooks?key=…&v=…: ${"x".repeat(200 - "Cannot take POST /hooks?key=…&v=…: ".length)}`;
+      expect(failures[0]).toMatchObject({ level: 40, sink: "webhook", to: `${origin}${pathname}?…`, event: row!.event_id, err: `webhook answered 422: ${why}` });
       expect(JSON.stringify(lines)).not.toContain("s3cret");
+      const [stored] = await db.query<{ last_error: string }>("SELECT last_error FROM event_outbox");
+      expect(stored!.last_error).toBe(`webhook answered 422: ${why}`);
+      // The rest of the answer was read, not cut when the excerpt was had: the refusals came over one connection.
+      expect(new Set(receiver.received.map((r) => r.remotePort)).size).toBe(1);
       expect(lines.filter((l) => l.msg === "event relay: round failed, retrying")).toEqual([]);
     } finally {
       await relay.stop();

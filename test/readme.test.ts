@@ -1,6 +1,7 @@
 // The README is the operator's door: every variable the server reads is
 // documented there with its default, and its shell blocks (and those of
 // the other Markdown files) paste into any shell as they are.
+import { execFileSync } from "node:child_process";
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -10,13 +11,12 @@ import { VARIABLE_LIST } from "../server/config/variables.js";
 
 const readme = readFileSync(path.join(repoRoot, "README.md"), "utf8");
 
-/** The project's Markdown files: the repository without node_modules, dist and what git keeps of its own. */
-function markdownFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const file = path.join(dir, name);
-    if (statSync(file).isDirectory()) return ["node_modules", "dist", ".git"].includes(name) ? [] : markdownFiles(file);
-    return file.endsWith(".md") ? [file] : [];
-  });
+/** The project's Markdown files, as git tracks them. */
+function markdownFiles(): string[] {
+  return execFileSync("git", ["ls-files", "-z", "--", "*.md"], { cwd: repoRoot, encoding: "utf8" })
+    .split("\0")
+    .filter((name) => name !== "")
+    .map((name) => path.join(repoRoot, name));
 }
 
 /** Each line of the file's fenced sh, bash, shell and zsh blocks, with its line number. */
@@ -43,7 +43,8 @@ function commentAt(line: string): number {
       continue;
     }
     if (c === "#" && wordStart) return i;
-    wordStart = /\s/.test(c);
+    // After a blank or an operator (`a;#b`, `a&&#b`, `(#`), a `#` begins a word.
+    wordStart = /[\s;&|()<>]/.test(c);
     if (c === "\\") i++;
     else if (c === "'" || c === '"') quote = c;
   }
@@ -85,7 +86,7 @@ describe("README", () => {
   // run vitest with "#", "run", … as filters. So the blocks hold commands
   // only, and what they do is said in the prose around them.
   it("has shell blocks without comments, in every Markdown file", () => {
-    const found = markdownFiles(repoRoot).flatMap((file) =>
+    const found = markdownFiles().flatMap((file) =>
       shellLines(readFileSync(file, "utf8"))
         .filter(({ text }) => commentAt(text) >= 0)
         .map(({ line, text }) => `${path.relative(repoRoot, file)}:${line}: ${text.trim()}`),
@@ -100,6 +101,8 @@ describe("README", () => {
     expect(commentAt('echo "a # b" c')).toBe(-1);
     expect(commentAt("echo a\\ #b")).toBe(-1);
     expect(commentAt("curl https://x.example/#section")).toBe(-1);
+    expect(commentAt("npm test;#x")).toBe(9);
+    expect(commentAt("a && (#x)")).toBe(6);
     expect(shellLines("```sh\nnpm test # x\n```\n```text\nnot # shell\n```\n  ```bash\n  a # b\n  ```")).toEqual([
       { line: 2, text: "npm test # x" },
       { line: 8, text: "  a # b" },

@@ -32,7 +32,7 @@ export function oneOfFieldOnCases(document: Node): void {
     if (!Array.isArray(node.oneOf)) return;
     const type = node.type;
     const cases: unknown[] =
-      typeof type === "string" ? node.oneOf.map((branch: unknown) => (isObject(branch) && "const" in branch && branch.type === undefined ? { type, ...branch } : branch)) : node.oneOf;
+      typeof type === "string" ? node.oneOf.map((branch: unknown) => (isObject(branch) && "const" in branch && branch.type === undefined && isOfType(branch.const, type) ? { type, ...branch } : branch)) : node.oneOf;
     node.oneOf = cases;
     if (typeof node.description !== "string") return;
     const shared = node.description.trimEnd();
@@ -45,4 +45,22 @@ export function oneOfFieldOnCases(document: Node): void {
     });
   };
   visit(document);
+}
+
+/** Whether a constant is a value of a JSON Schema type. */
+function isOfType(value: unknown, type: string): boolean {
+  switch (type) {
+    case "null":
+      return value === null;
+    case "integer":
+      return Number.isInteger(value);
+    case "number":
+      return typeof value === "number";
+    case "array":
+      return Array.isArray(value);
+    case "object":
+      return isObject(value);
+    default:
+      return typeof value === type;
+  }
 }

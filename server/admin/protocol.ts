@@ -35,8 +35,10 @@ export interface FailingEventAnswer {
   name: string;
   recorded: string;
   attempts: number;
-  /** null: at the relay's next claim. */
+  /** null: at the relay's next claim. On PostgreSQL, while an instance tries it, the end of that claim's lease. */
   nextTry: string | null;
+  /** Whether nextTry has come (or there is none), by the database's clock. */
+  due: boolean;
   lastError: string | null;
 }
 

@@ -17,6 +17,7 @@ import { flushStdio, openStdio } from "../log/stdio.js";
 import { isLoopback } from "../ops/listener.js";
 import { packageVersion } from "../package-root.js";
 import { readFirstLine } from "./read-line.js";
+import { terminalSafe, terminalSafeJson } from "../../client/terminal-text.js";
 
 /** Read once: `--version` and the serve command's banner show it. */
 const VERSION = packageVersion();
@@ -241,7 +242,7 @@ const events = (count: number): string => `${count} undelivered event${count ===
 async function printFailures(failures: SinkFailuresAnswer, json: boolean): Promise<void> {
   const sink = sinkDisplayName(failures.sink);
   if (json) {
-    await printResult(JSON.stringify({ ...failures, sink }, null, 2) + "\n");
+    await printResult(terminalSafeJson(JSON.stringify({ ...failures, sink }, null, 2)) + "\n");
     return;
   }
   if (failures.events.length === 0) {
@@ -251,21 +252,16 @@ async function printFailures(failures: SinkFailuresAnswer, json: boolean): Promi
   await printResult(
     table([
       ["EVENT", "AGENT", "NAME", "RECORDED", "ATTEMPTS", "NEXT TRY", "LAST ERROR"],
-      ...failures.events.map((e) => [e.event, String(e.agent), e.name, e.recorded, String(e.attempts), nextTry(e.nextTry), oneLine(e.lastError ?? "not recorded")]),
+      ...failures.events.map((e) => [e.event, String(e.agent), e.name, e.recorded, String(e.attempts), e.due || e.nextTry === null ? "due" : e.nextTry, oneLine(e.lastError ?? "not recorded")]),
     ]),
   );
   const more = failures.failing - failures.events.length;
   stdio.stderr.write(`${failures.failing} of ${events(failures.pending)} of ${sink} failed${more > 0 ? ` (the ${more} newest not shown)` : ""}\n`);
 }
 
-/** When a failed event goes again: its time, or "due" once that has passed (or at the next claim, for one that waits for none). */
-function nextTry(at: string | null): string {
-  return at === null || Date.parse(at) <= Date.now() ? "due" : at;
-}
-
-/** A reason on one line of the table: a receiver's or a library's message may hold line breaks. */
+/** A reason on one line of the table, and safe for a terminal: it may come from a receiver, or hold a library's line breaks. */
 function oneLine(text: string): string {
-  return text.replace(/\s+/g, " ");
+  return terminalSafe(text.replace(/\s+/g, " "));
 }
 
 function program(): Command {
@@ -354,13 +350,13 @@ function program(): Command {
     .command("list")
     .description(
       "print, for each sink with events waiting: how many, the oldest's time, whether it is configured, the sink; " +
-        "with --sink, that sink's events whose delivery failed, oldest first: id, agent, event, recorded, attempts, next try, last error",
+        "with --sink, that sink's events whose delivery failed, oldest first: id, agent, name, recorded, attempts, next try, last error",
     )
     .option("--sink <sink>", "bus, or the webhook's URL: list its events that failed (each holds back its agent's later events there)", parseSink)
     .option(
       "--json",
       "print a JSON array of {sink, pending, oldest, configured} instead (sink: bus or the URL; [] when nothing waits); " +
-        "with --sink, {sink, pending, failing, events: [{event, agent, name, recorded, attempts, nextTry, lastError}]}",
+        "with --sink, {sink, pending, failing, events: [{event, agent, name, recorded, attempts, nextTry, due, lastError}]}",
     )
     .action(async (options: { json?: boolean; sink?: string }) => {
       if (options.sink !== undefined) {
@@ -389,7 +385,7 @@ function program(): Command {
     .requiredOption("--sink <sink>", "bus, or the webhook's URL (written any way the URL standard reads as the same URL)", parseSink)
     .option("--force", "drop them even though the sink is configured (its events are then lost)")
     .addOption(
-      new Option("--event <id>", "drop only this event (its id, as the delivery failure log and webhook-id name it), configured sink or not")
+      new Option("--event <id>", "drop only this event (its id, as events list --sink, the delivery failure log and webhook-id name it), configured sink or not")
         .argParser(parseEventId)
         .conflicts("force"),
     )

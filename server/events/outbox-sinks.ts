@@ -31,8 +31,10 @@ export interface FailingEvent {
   name: string;
   recorded: Date;
   attempts: number;
-  /** When it is tried again (or, on PostgreSQL, when the claim of the instance trying it lapses); null: at the next claim. */
+  /** When it is tried again (or, on PostgreSQL, when the claim of the instance trying it now lapses); null: at the next claim. */
   nextTry: Date | null;
+  /** Whether that time has come (or there is none), by the database's clock. */
+  due: boolean;
   /** Why the last delivery failed; null for a failure recorded before agentd kept the reason. */
   lastError: string | null;
 }
@@ -52,10 +54,12 @@ const DROP =
   "WITH gone AS (DELETE FROM event_outbox WHERE sink = ANY($1::text[]) AND ($2::uuid IS NULL OR event_id = $2::uuid) RETURNING 1) SELECT count(*)::int AS dropped FROM gone";
 
 // Every row that failed is the oldest of its agent's (the relay takes an
-// agent's next only once the previous is delivered). count(*) OVER () is
-// counted before the LIMIT. No index serves attempts: an operator's
-// command reads the sink's rows once.
-const FAILING = `SELECT event_id::text AS event, agent_id AS agent, name, created_at, attempts, not_before, last_error, count(*) OVER ()::int AS failing
+// agent's next only once the previous is delivered). Read through the
+// partial index event_outbox_failed (migration 9); count(*) OVER () is
+// counted before the LIMIT. `due` by the database's clock, which set
+// not_before.
+const FAILING = `SELECT event_id::text AS event, agent_id AS agent, name, created_at, attempts, not_before,
+    coalesce(not_before <= now(), true) AS due, last_error, count(*) OVER ()::int AS failing
   FROM event_outbox WHERE sink = ANY($1::text[]) AND attempts > 0 ORDER BY seq LIMIT $2`;
 
 interface StoredSink {
@@ -146,6 +150,7 @@ export async function sinkFailures(sql: Sql, sink: string, limit: number): Promi
     created_at: Date | string;
     attempts: number;
     not_before: Date | string | null;
+    due: boolean;
     last_error: string | null;
     failing: number;
   }>(FAILING, [names, limit]);
@@ -159,6 +164,7 @@ export async function sinkFailures(sql: Sql, sink: string, limit: number): Promi
       recorded: new Date(row.created_at),
       attempts: row.attempts,
       nextTry: row.not_before === null ? null : new Date(row.not_before),
+      due: row.due,
       lastError: row.last_error,
     })),
   };

@@ -67,7 +67,7 @@ const PEEK = "SELECT * FROM event_outbox_peek($1, $2, $3)";
 const MAINTAIN = "VACUUM (ANALYZE) event_outbox";
 const DELIVERED = "DELETE FROM event_outbox WHERE seq = ANY($1::bigint[])";
 const RETRY = `UPDATE event_outbox SET attempts = attempts + 1, not_before = now() + $2 * interval '1 millisecond', last_error = $3 WHERE seq = $1`;
-/** The longest reason kept with an event (`agentd events list --sink`); the log has it whole. */
+/** The most characters of a reason kept with an event (`agentd events list --sink`); the log has it whole. */
 const LAST_ERROR_LENGTH = 500;
 const RELEASE = "UPDATE event_outbox SET not_before = now() + $2 * interval '1 millisecond' WHERE seq = ANY($1::bigint[])";
 
@@ -291,7 +291,7 @@ export class Relay {
             { sink: sink.kind, to: sinkLogName(sink.name), event: row.event_id, attempts: row.attempts + 1, retryInMs: rowWaitMs, err: reason },
             "event delivery failed",
           );
-          await sql.query(RETRY, [row.seq, rowWaitMs, reason.slice(0, LAST_ERROR_LENGTH)]);
+          await sql.query(RETRY, [row.seq, rowWaitMs, storedReason(reason)]);
           (refused ? handedBack : unsent).push(...rows.slice(index + 1).map((r) => r.seq));
           return;
         }
@@ -344,6 +344,12 @@ export class Relay {
     const { retryMinMs, retryMaxMs } = this.options;
     return Math.min(retryMaxMs, retryMinMs * 2 ** Math.min(attempts, 30));
   }
+}
+
+/** A failure's reason as the outbox keeps it: PostgreSQL's text holds no NUL, and the cut falls between characters, not inside one. */
+function storedReason(reason: string): string {
+  // eslint-disable-next-line no-control-regex -- NUL is what this removes
+  return Array.from(reason.replace(/\u0000/g, "")).slice(0, LAST_ERROR_LENGTH).join("");
 }
 
 function toEvent(row: Row): OutboxEvent {

@@ -27,32 +27,60 @@ import { DeliveryRefused, webhookSinkName, type EventSink, type OutboxEvent } fr
  */
 const REFUSES_EVERY_EVENT = new Set([401, 403, 404, 405, 408, 410, 429]);
 
-/** The most of a refusal's body kept with the status: the receiver's reason, not its whole page. */
-const ANSWER_EXCERPT_BYTES = 200;
+/** The most of a refusal's body kept with the status, in characters: the receiver's reason, not its whole page. */
+const ANSWER_EXCERPT_LENGTH = 200;
+/** The bytes decoded for it: more than the excerpt, so that a secret is masked whole before the cut. */
+const ANSWER_DECODED_BYTES = 4 * 1024;
+/** Read (and dropped) past those so the connection is kept; a longer answer closes it instead. */
+const ANSWER_READ_BYTES = 64 * 1024;
 
 /**
  * The start of a failed delivery's answer, on one line with no control
  * characters: a receiver that refuses an event usually says why in its
  * body, and the operator deciding whether to drop the event reads it in
- * the log and in `agentd events list --sink`. Only the first bytes are
- * read; the rest is not (stopping the read closes that connection, which
- * a failure can afford).
+ * the log and in `agentd events list --sink`. The rest of an ordinary
+ * answer is read and dropped, keeping the connection; past
+ * ANSWER_READ_BYTES the read stops, which closes it. `secrets` (the query
+ * values and credentials of the receiver's URL) are masked: a receiver may
+ * echo the URL it was asked.
  */
-async function answerStart(body: AsyncIterable<Buffer>): Promise<string> {
-  const chunks: Buffer[] = [];
-  let length = 0;
+async function answerStart(body: AsyncIterable<Buffer>, secrets: readonly string[]): Promise<string> {
+  const kept: Buffer[] = [];
+  let read = 0;
   try {
     for await (const chunk of body) {
-      chunks.push(chunk);
-      length += chunk.length;
-      if (length >= ANSWER_EXCERPT_BYTES) break;
+      if (read < ANSWER_DECODED_BYTES) kept.push(chunk.subarray(0, ANSWER_DECODED_BYTES - read));
+      read += chunk.length;
+      if (read >= ANSWER_READ_BYTES) break;
     }
   } catch {
     // An answer cut short still has its status: that is the failure.
   }
-  const text = Buffer.concat(chunks).subarray(0, ANSWER_EXCERPT_BYTES).toString("utf8");
+  // Streaming: a character cut at the last byte kept is left out, not replaced.
+  let text = new TextDecoder().decode(Buffer.concat(kept), { stream: true });
+  for (const secret of secrets) text = text.split(secret).join("…");
   // eslint-disable-next-line no-control-regex -- control characters are what this removes
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\s]+/g, " ").replace(/\uFFFD$/, "").trim();
+  const line = text.replace(/[\u0000-\u001f\u007f-\u009f\s]+/g, " ").trim();
+  return Array.from(line).slice(0, ANSWER_EXCERPT_LENGTH).join("").trimEnd();
+}
+
+/**
+ * What a receiver's answer must not repeat into the log: the URL's query
+ * values and credentials (the log shows the URL without them), as sent and
+ * decoded; longest first, so that a value is masked whole.
+ */
+function urlSecrets(url: URL): string[] {
+  const sent = [...url.search.slice(1).split("&").map((pair) => pair.slice(pair.indexOf("=") + 1)), url.username, url.password];
+  const decoded = [...url.searchParams.values(), ...[url.username, url.password].map(decodedOrAsIs)];
+  return [...new Set([...sent, ...decoded])].filter((value) => value.length > 0).sort((a, b) => b.length - a.length);
+}
+
+function decodedOrAsIs(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 export interface WebhookSinkOptions {
@@ -69,6 +97,8 @@ export class WebhookSink implements EventSink {
   private readonly pool: Pool;
   /** The URL's path and query, as the request line carries them. */
   private readonly path: string;
+  /** Masked in what the receiver answers (urlSecrets). */
+  private readonly secrets: string[];
 
   constructor(private readonly options: WebhookSinkOptions) {
     this.name = webhookSinkName(options.url);
@@ -76,6 +106,7 @@ export class WebhookSink implements EventSink {
     const url = new URL(options.url);
     this.pool = new Pool(url.origin, { keepAliveTimeout: 30_000, keepAliveMaxTimeout: 60_000 });
     this.path = `${url.pathname}${url.search}`;
+    this.secrets = urlSecrets(url);
   }
 
   async deliver(event: OutboxEvent): Promise<void> {
@@ -111,7 +142,7 @@ export class WebhookSink implements EventSink {
         await response.body.dump().catch(() => undefined);
         return;
       }
-      const why = await answerStart(response.body);
+      const why = await answerStart(response.body, this.secrets);
       const answered = `webhook answered ${status}${why === "" ? "" : `: ${why}`}`;
       if (status >= 400 && status <= 499 && !REFUSES_EVERY_EVENT.has(status)) throw new DeliveryRefused(answered);
       throw new Error(answered);

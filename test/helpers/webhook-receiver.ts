@@ -8,6 +8,8 @@ export interface ReceivedWebhook {
   body: string;
   /** The status it was answered with. */
   status: number;
+  /** The sender's port: requests on one kept connection share it. */
+  remotePort: number | undefined;
 }
 
 export interface WebhookReceiver {
@@ -17,6 +19,8 @@ export interface WebhookReceiver {
   answer: (index: number, body: string) => number;
   /** The body of every answer ("" by default): a receiver that refuses says why there. */
   answerBody: string;
+  /** When not 0, the body goes in two halves this many ms apart, as over a slow link. */
+  answerGapMs: number;
   /** How long each answer waits, so that deliveries overlap (0 by default). */
   delayMs: number;
   /** The most requests that were waiting for their answer at one time. */
@@ -32,6 +36,7 @@ export async function startWebhookReceiver(port = 0): Promise<WebhookReceiver> {
     received: [],
     answer: () => 200,
     answerBody: "",
+    answerGapMs: 0,
     delayMs: 0,
     maxInFlight: 0,
     maxInFlightPerAgent: 0,
@@ -56,8 +61,14 @@ export async function startWebhookReceiver(port = 0): Promise<WebhookReceiver> {
         inFlight--;
         perAgent.set(agent, perAgent.get(agent)! - 1);
         const status = receiver.answer(receiver.received.length, body);
-        receiver.received.push({ headers: req.headers, body, status });
-        res.writeHead(status).end(receiver.answerBody);
+        receiver.received.push({ headers: req.headers, body, status, remotePort: req.socket.remotePort });
+        const answer = receiver.answerBody;
+        if (receiver.answerGapMs === 0) {
+          res.writeHead(status).end(answer);
+        } else {
+          res.writeHead(status, { "content-length": Buffer.byteLength(answer) }).write(answer.slice(0, answer.length / 2));
+          setTimeout(() => res.end(answer.slice(answer.length / 2)), receiver.answerGapMs).unref();
+        }
       }, receiver.delayMs).unref();
     });
   });
