@@ -54,10 +54,12 @@ const DROP =
   "WITH gone AS (DELETE FROM event_outbox WHERE sink = ANY($1::text[]) AND ($2::uuid IS NULL OR event_id = $2::uuid) RETURNING 1) SELECT count(*)::int AS dropped FROM gone";
 
 // Every row that failed is the oldest of its agent's (the relay takes an
-// agent's next only once the previous is delivered). Read through the
-// partial index event_outbox_failed (migration 9); count(*) OVER () is
+// agent's next only once the previous is delivered). count(*) OVER () is
 // counted before the LIMIT. `due` by the database's clock, which set
-// not_before.
+// not_before. No index serves attempts: it reads the sink's rows, as
+// `events list` reads the outbox's; an index for it would be one more for
+// every event recorded to maintain, on the path whose cost bench:events
+// measures.
 const FAILING = `SELECT event_id::text AS event, agent_id AS agent, name, created_at, attempts, not_before,
     coalesce(not_before <= now(), true) AS due, last_error, count(*) OVER ()::int AS failing
   FROM event_outbox WHERE sink = ANY($1::text[]) AND attempts > 0 ORDER BY seq LIMIT $2`;

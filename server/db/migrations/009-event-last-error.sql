@@ -1,5 +1,4 @@
--- Migration 9: why an event's last delivery failed, kept with the event,
--- and the failed events found without reading the whole outbox.
+-- Migration 9: why an event's last delivery failed, kept with the event.
 --
 -- `agentd events list --sink` shows the events that failed (the head of
 -- each agent's queue that a receiver refuses or cannot take), with their
@@ -10,9 +9,3 @@
 -- added without rewriting the table.
 ALTER TABLE event_outbox ADD COLUMN last_error text;
 
--- The failed rows of a sink in seq order, for that command: on the
--- embedded database a read of the whole outbox would hold the API for as
--- long, when a backlog is what brought the operator there. Only a retry
--- changes attempts, so the relay's claims (which set not_before alone)
--- update their rows as before.
-CREATE INDEX event_outbox_failed ON event_outbox (sink, seq) WHERE attempts > 0;
