@@ -281,7 +281,7 @@ describe.runIf(postgresTestUrl() !== undefined)("events survive configuration ch
       expect(failures).toMatchObject({ sink: gone, pending: 1, failing: 1, events: [{ agent: 1, name: "agent_paused", attempts: 3, lastError: "connect ECONNREFUSED\n127.0.0.1" }] });
       expect(Date.parse(failures.events[0]!.nextTry)).toBeGreaterThan(Date.now());
       const table = await runAgentd(["events", "list", "--sink", gone], env, { cwd: dir });
-      expect(table.stdout.split("\n")[1]).toMatch(new RegExp(` 3 +${failures.events[0]!.nextTry} +connect ECONNREFUSED 127\\.0\\.0\\.1$`));
+      expect(table.stdout.split("\n")[1]).toMatch(new RegExp(` 3 +${failures.events[0]!.nextTry.replace(/\./g, "\\.")} +connect ECONNREFUSED 127\\.0\\.0\\.1$`));
       const dropped = await runAgentd(["events", "drop", "--sink", gone], env, { cwd: dir });
       expect(dropped, dropped.stderr).toMatchObject({ code: 0, stderr: `dropped 1 undelivered event of ${gone}\n` });
       expect(await metric(agentd.opsUrl, "agentd_events_orphaned")).toBe(0);

@@ -284,7 +284,7 @@ export class Relay {
           counters?.failed(sink.kind);
           const rowWaitMs = this.backoff(row.attempts);
           const refused = err instanceof DeliveryRefused;
-          const reason = err instanceof Error ? err.message : String(err);
+          const reason = describe(err);
           if (!refused) waitMs = Math.max(waitMs ?? 0, rowWaitMs);
           // `to` names the receiver (its URL without the query, which may hold a secret): one failing among several is found at once.
           logger.warn(
@@ -346,10 +346,20 @@ export class Relay {
   }
 }
 
+/** A sink's failure as text, whatever was thrown: the log and the outbox need one. */
+function describe(err: unknown): string {
+  if (err instanceof Error && typeof err.message === "string") return err.message;
+  try {
+    return String(err);
+  } catch {
+    return "a failure that cannot be shown as text";
+  }
+}
+
 /** A failure's reason as the outbox keeps it: PostgreSQL's text holds no NUL, and the cut falls between characters, not inside one. */
 function storedReason(reason: string): string {
   // eslint-disable-next-line no-control-regex -- NUL is what this removes
-  return Array.from(reason.replace(/\u0000/g, "")).slice(0, LAST_ERROR_LENGTH).join("");
+  return Array.from(reason.slice(0, 2 * LAST_ERROR_LENGTH).replace(/\u0000/g, "")).slice(0, LAST_ERROR_LENGTH).join("");
 }
 
 function toEvent(row: Row): OutboxEvent {

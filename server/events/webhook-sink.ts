@@ -16,6 +16,7 @@
 import { EventEmitter } from "node:events";
 import { Pool } from "undici";
 import { Webhook } from "standardwebhooks";
+import { answerExcerpt, urlSecrets } from "./answer-excerpt.js";
 import { DeliveryRefused, webhookSinkName, type EventSink, type OutboxEvent } from "./sink.js";
 
 /**
@@ -26,62 +27,6 @@ import { DeliveryRefused, webhookSinkName, type EventSink, type OutboxEvent } fr
  * that event (a 400, a 409, a 422…): only its agent's events wait.
  */
 const REFUSES_EVERY_EVENT = new Set([401, 403, 404, 405, 408, 410, 429]);
-
-/** The most of a refusal's body kept with the status, in characters: the receiver's reason, not its whole page. */
-const ANSWER_EXCERPT_LENGTH = 200;
-/** The bytes decoded for it: more than the excerpt, so that a secret is masked whole before the cut. */
-const ANSWER_DECODED_BYTES = 4 * 1024;
-/** Read (and dropped) past those so the connection is kept; a longer answer closes it instead. */
-const ANSWER_READ_BYTES = 64 * 1024;
-
-/**
- * The start of a failed delivery's answer, on one line with no control
- * characters: a receiver that refuses an event usually says why in its
- * body, and the operator deciding whether to drop the event reads it in
- * the log and in `agentd events list --sink`. The rest of an ordinary
- * answer is read and dropped, keeping the connection; past
- * ANSWER_READ_BYTES the read stops, which closes it. `secrets` (the query
- * values and credentials of the receiver's URL) are masked: a receiver may
- * echo the URL it was asked.
- */
-async function answerStart(body: AsyncIterable<Buffer>, secrets: readonly string[]): Promise<string> {
-  const kept: Buffer[] = [];
-  let read = 0;
-  try {
-    for await (const chunk of body) {
-      if (read < ANSWER_DECODED_BYTES) kept.push(chunk.subarray(0, ANSWER_DECODED_BYTES - read));
-      read += chunk.length;
-      if (read >= ANSWER_READ_BYTES) break;
-    }
-  } catch {
-    // An answer cut short still has its status: that is the failure.
-  }
-  // Streaming: a character cut at the last byte kept is left out, not replaced.
-  let text = new TextDecoder().decode(Buffer.concat(kept), { stream: true });
-  for (const secret of secrets) text = text.split(secret).join("…");
-  // eslint-disable-next-line no-control-regex -- control characters are what this removes
-  const line = text.replace(/[\u0000-\u001f\u007f-\u009f\s]+/g, " ").trim();
-  return Array.from(line).slice(0, ANSWER_EXCERPT_LENGTH).join("").trimEnd();
-}
-
-/**
- * What a receiver's answer must not repeat into the log: the URL's query
- * values and credentials (the log shows the URL without them), as sent and
- * decoded; longest first, so that a value is masked whole.
- */
-function urlSecrets(url: URL): string[] {
-  const sent = [...url.search.slice(1).split("&").map((pair) => pair.slice(pair.indexOf("=") + 1)), url.username, url.password];
-  const decoded = [...url.searchParams.values(), ...[url.username, url.password].map(decodedOrAsIs)];
-  return [...new Set([...sent, ...decoded])].filter((value) => value.length > 0).sort((a, b) => b.length - a.length);
-}
-
-function decodedOrAsIs(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
-}
 
 export interface WebhookSinkOptions {
   url: string;
@@ -97,7 +42,7 @@ export class WebhookSink implements EventSink {
   private readonly pool: Pool;
   /** The URL's path and query, as the request line carries them. */
   private readonly path: string;
-  /** Masked in what the receiver answers (urlSecrets). */
+  /** Masked in what the receiver answers (answer-excerpt.ts). */
   private readonly secrets: string[];
 
   constructor(private readonly options: WebhookSinkOptions) {
@@ -121,6 +66,7 @@ export class WebhookSink implements EventSink {
       aborted = true;
       abort.emit("abort");
     }, this.options.timeoutMs);
+    let status: number | null = null;
     try {
       const now = new Date();
       const response = await this.pool.request({
@@ -136,19 +82,24 @@ export class WebhookSink implements EventSink {
         // request() follows no redirect: a 3xx is not a delivery, as with fetch's "manual".
         signal: abort,
       });
-      const status = response.statusCode;
+      status = response.statusCode;
       if (status >= 200 && status <= 299) {
         // Read (and drop) the body so the connection can be reused.
         await response.body.dump().catch(() => undefined);
         return;
       }
-      const why = await answerStart(response.body, this.secrets);
+      const why = await answerExcerpt(response.body, this.secrets);
       const answered = `webhook answered ${status}${why === "" ? "" : `: ${why}`}`;
       if (status >= 400 && status <= 499 && !REFUSES_EVERY_EVENT.has(status)) throw new DeliveryRefused(answered);
       throw new Error(answered);
     } catch (err) {
-      // The time-out fires the abort: say so, and which setting bounds it.
-      if (aborted) throw new Error(`webhook did not answer within ${this.options.timeoutMs} ms (AGENTD_WEBHOOK_TIMEOUT)`, { cause: err });
+      // The time-out fires the abort: say so, and which setting bounds it. A
+      // receiver still sending its answer's body then is as slow as one that
+      // never answered (its events wait together), but its status is said.
+      if (aborted) {
+        const what = status === null ? "did not answer" : `answered ${status}, and its answer did not end,`;
+        throw new Error(`webhook ${what} within ${this.options.timeoutMs} ms (AGENTD_WEBHOOK_TIMEOUT)`, { cause: err });
+      }
       throw err;
     } finally {
       clearTimeout(timer);
