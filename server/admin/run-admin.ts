@@ -10,7 +10,7 @@ import { aclProblem } from "../auth/acl.js";
 /** The longest TTL a token may be given: longer is "never" in all but name. */
 export const MAX_TTL_SECONDS = 100 * 365.25 * 24 * 3600;
 
-/** The failing events `events list --sink` shows, oldest first: a screenful; the answer says how many there are in all. */
+/** The failing events `events list --sink` shows, oldest first: a page of them; the answer says how many there are in all. */
 const FAILING_SHOWN = 100;
 
 export interface AdminDeps {
