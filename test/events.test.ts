@@ -624,6 +624,24 @@ describe("delivery by a server", () => {
 });
 
 describe("sinks down", () => {
+  // A server's stop closes its sinks; amqplib's close waits for the
+  // broker's Close-Ok, which a broker gone silent never sends.
+  it("closes the bus within its time-out when the broker has gone silent: a stop is never held by it", async () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: "info" }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const proxy = await startTcpProxy({ port: 5672 });
+    const sink = new BusSink({ url: `amqp://guest:guest@127.0.0.1:${proxy.port}`, exchange: freshExchange(), timeoutMs: 500, logger });
+    try {
+      sink.prepare();
+      await vi.waitFor(() => expect(lines.map((l) => l.msg)).toContain("bus connected, exchange declared"), { timeout: 15_000, interval: 20 });
+      await proxy.cut("stall");
+      // Without the bound this waits for the connection's heartbeat to give up, a minute or more: the test's time-out fails it.
+      await sink.close();
+    } finally {
+      await proxy.close();
+    }
+  }, 20_000);
+
   it("answers 204 while the broker is cut, and publishes once it is back", async () => {
     const exchange = freshExchange();
     const consumer = await consume(exchange, "status.agent.#");
