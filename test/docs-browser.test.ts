@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { repoRoot } from "../devkit/root.js";
 import { run } from "../devkit/run.js";
@@ -45,6 +45,15 @@ const CHROMIUM_ARGS = [
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** Opens an operation of the agents tag from the sidebar; its section, once Redoc has drawn it. */
+async function openOperation(page: Page, summary: string, operationId: string): Promise<Locator> {
+  await page.getByRole("link", { name: "agents", exact: true }).click();
+  await page.getByRole("link", { name: new RegExp(`^${escapeRegExp(summary)}\\b`) }).click();
+  const section = page.locator(`[id="agents/${operationId.toLowerCase()}"]`);
+  await section.waitFor({ state: "visible", timeout: 20_000 });
+  return section;
 }
 
 /** Schemes that stay inside the browser; anything else is the network. */
@@ -218,10 +227,7 @@ describe("the built docs in chromium", () => {
   // the first showing fields as fixed values; the docs leave the rules to prose.
   it("shows an agent status as one object, its state rules as prose, not as cases of fixed values", async () => {
     const { page } = ready().docs;
-    await page.getByRole("link", { name: "agents", exact: true }).click();
-    await page.getByRole("link", { name: /^Get an agent by number\b/ }).click();
-    const section = page.locator('[id="agents/getagentbynumber"]');
-    await section.waitFor({ state: "visible", timeout: 20_000 });
+    const section = await openOperation(page, "Get an agent by number", "getAgentByNumber");
     await expect.poll(() => section.innerText()).toContain("paused_reason");
     const text = await section.innerText();
     expect(text).not.toMatch(/case 1/i);
@@ -239,10 +245,7 @@ describe("the built docs in chromium", () => {
   // description only: the docs put the field's own on every case.
   it("shows a field that is one of two cases with its own description and release note", async () => {
     const { page } = ready().docs;
-    await page.getByRole("link", { name: "agents", exact: true }).click();
-    await page.getByRole("link", { name: /^Get an agent by number\b/ }).click();
-    const section = page.locator('[id="agents/getagentbynumber"]');
-    await section.waitFor({ state: "visible", timeout: 20_000 });
+    const section = await openOperation(page, "Get an agent by number", "getAgentByNumber");
     await expect.poll(() => section.innerText()).toMatch(/paused_reason[^]*One of:[^]*Reason given for the pause; null when not paused or when no reason was given\.\s*Since release 17\.05\.\s*Why the agent is paused/);
 
     await page.getByRole("link", { name: "events", exact: true }).click();
@@ -258,10 +261,7 @@ describe("the built docs in chromium", () => {
   // shows it: the release note must not take the place of the field's text.
   it("shows the pause body's reason with its rules and the release that introduced it", async () => {
     const { page } = ready().docs;
-    await page.getByRole("link", { name: "agents", exact: true }).click();
-    await page.getByRole("link", { name: /^Pause an agent\b/ }).click();
-    const section = page.locator('[id="agents/pauseagentbynumber"]');
-    await section.waitFor({ state: "visible", timeout: 20_000 });
+    const section = await openOperation(page, "Pause an agent", "pauseAgentByNumber");
     await expect.poll(() => section.innerText()).toContain("Why the agent is paused");
     // The field's own text, then its note (the request body's description has a note of its own).
     expect(await section.innerText()).toMatch(/bidirectional characters\.\s*Since release 17\.05\./);
@@ -296,10 +296,7 @@ describe("the built docs in chromium", () => {
   // values are strings, not "any".
   it("shows the 503's error, one of two values, as a string", async () => {
     const { page } = ready().docs;
-    await page.getByRole("link", { name: "agents", exact: true }).click();
-    await page.getByRole("link", { name: /^List agents\b/ }).click();
-    const section = page.locator('[id="agents/listagents"]');
-    await section.waitFor({ state: "visible", timeout: 20_000 });
+    const section = await openOperation(page, "List agents", "listAgents");
     await section.getByRole("button", { name: /^503\b/ }).first().click();
     await expect.poll(() => section.innerText()).toMatch(/The database cannot be reached[^]*Body\s+application\/json\s+error\s+string\s+required\s+One of:\s+database unavailable\s+authentication server unreachable/);
     // Closed again, for the tests after.

@@ -10,7 +10,7 @@ import { agentChangeParams, agentChangeStatement } from "../server/store/agent-c
 import { DatabaseUnavailableError, type Sql } from "../server/db/sql.js";
 import { BusSink } from "../server/events/bus-sink.js";
 import { Relay, type RelayOptions } from "../server/events/relay.js";
-import { webhookSinkName } from "../server/events/sink.js";
+import { DeliveryRefused, webhookSinkName } from "../server/events/sink.js";
 import { WebhookSink } from "../server/events/webhook-sink.js";
 import { SqlAgentStore } from "../server/store/sql-agent-store.js";
 import { loggedIn, paused } from "./helpers/agents.js";
@@ -449,6 +449,13 @@ describe("the webhook sink", () => {
       receiver.delayMs = 0;
       await sink.deliver(event);
       expect(receiver.received.at(-1)?.headers["webhook-id"]).toBe("msg_timeout");
+      // A refusal whose answer does not end in time is a receiver too slow, not a refused event; its status is said.
+      receiver.answer = () => 422;
+      receiver.answerBody = "half of it, then nothing for longer than the time-out";
+      receiver.answerGapMs = 120_000;
+      const slow = sink.deliver(event);
+      await expect(slow).rejects.toThrow(/^webhook answered 422, and its answer did not end, within 1000 ms \(AGENTD_WEBHOOK_TIMEOUT\)$/);
+      await expect(slow).rejects.not.toBeInstanceOf(DeliveryRefused);
     } finally {
       await sink.close();
       await receiver.close();

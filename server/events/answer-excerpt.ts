@@ -12,6 +12,8 @@
 // masked whole, and so is each query value of the configured URL wherever
 // it stands, in the forms a receiver would write it.
 
+import { escapeRegExp } from "../escape-regexp.js";
+
 /** The most of the answer kept, in characters: the receiver's reason, not its whole page. */
 export const EXCERPT_LENGTH = 200;
 /** The bytes decoded for it: more than the excerpt, so that a secret is masked whole before the cut. */
@@ -85,8 +87,4 @@ export function excerpt(decoded: string, truncated: boolean, secrets: readonly s
   for (const secret of secrets) text = text.replace(new RegExp(escapeRegExp(secret), "gi"), "…");
   const line = text.replace(CONTROL_OR_BLANK, " ").trim();
   return Array.from(line).slice(0, EXCERPT_LENGTH).join("").trimEnd();
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

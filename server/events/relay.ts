@@ -20,6 +20,7 @@
 // event is delivered twice, under the same id.
 import type { Logger } from "pino";
 import { DatabaseUnavailableError, type Sql } from "../db/sql.js";
+import { describeFailure } from "../failure.js";
 import type { EventName } from "../store/agent-change.js";
 import { DeliveryRefused, sinkLogName, type EventSink, type OutboxEvent } from "./sink.js";
 
@@ -284,7 +285,7 @@ export class Relay {
           counters?.failed(sink.kind);
           const rowWaitMs = this.backoff(row.attempts);
           const refused = err instanceof DeliveryRefused;
-          const reason = describe(err);
+          const reason = describeFailure(err);
           if (!refused) waitMs = Math.max(waitMs ?? 0, rowWaitMs);
           // `to` names the receiver (its URL without the query, which may hold a secret): one failing among several is found at once.
           logger.warn(
@@ -343,16 +344,6 @@ export class Relay {
   private backoff(attempts: number): number {
     const { retryMinMs, retryMaxMs } = this.options;
     return Math.min(retryMaxMs, retryMinMs * 2 ** Math.min(attempts, 30));
-  }
-}
-
-/** A sink's failure as text, whatever was thrown: the log and the outbox need one. */
-function describe(err: unknown): string {
-  if (err instanceof Error && typeof err.message === "string") return err.message;
-  try {
-    return String(err);
-  } catch {
-    return "a failure that cannot be shown as text";
   }
 }
 

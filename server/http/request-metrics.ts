@@ -3,6 +3,7 @@ import type { OpenApiRequest } from "express-openapi-validator/dist/framework/ty
 import { operations } from "../../generated/operations.js";
 import { BASE_PATH } from "../contract.js";
 import type { Metrics } from "../ops/metrics.js";
+import { escapeRegExp } from "../escape-regexp.js";
 
 /**
  * Counts each answered request under its contract operationId. A request that
@@ -21,8 +22,6 @@ export function requestMetrics(metrics: Metrics): RequestHandler {
     next();
   };
 }
-
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 // Each operation's method and path, for the requests answered before the
 // validator names their operation: refused by the rate limit or by the body
