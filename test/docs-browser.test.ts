@@ -21,6 +21,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { repoRoot } from "../devkit/root.js";
 import { run } from "../devkit/run.js";
 import { LANGUAGES } from "../plugins/code-samples.js";
+import { escapeRegExp } from "../server/escape-regexp.js";
 import { loadContract } from "./helpers/contract.js";
 
 const contract = loadContract();
@@ -42,10 +43,6 @@ const CHROMIUM_ARGS = [
   // not resolve a host. The route still records it, so the test fails.
   "--host-resolver-rules=MAP * ~NOTFOUND",
 ];
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
 
 /** Opens an operation of the agents tag from the sidebar; its section, once Redoc has drawn it. */
 async function openOperation(page: Page, summary: string, operationId: string): Promise<Locator> {
