@@ -16,6 +16,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import contentType from "content-type";
 import express, { type RequestHandler } from "express";
+import { describeFailure } from "../server/failure.js";
 import { hostPort } from "../server/host-port.js";
 import { ERROR_IDS, HttpProblem, toProblem, type ErrorBody } from "../server/http/errors.js";
 import { bodyOnGet } from "../server/http/request-hygiene.js";
@@ -39,7 +40,19 @@ export interface FrontDoorOptions {
   delayMs: number;
   /** The server's AGENTD_BODY_LIMIT: a larger JSON body gets the server's 413. */
   bodyLimitBytes: number;
+  /**
+   * What `POST /__mock/reset` does: puts the mock's state back as it was at
+   * start. The stateless mock, which keeps none, passes one that does nothing.
+   */
+  reset: () => Promise<void>;
 }
+
+/**
+ * The mock's own control path, outside the contract (whose paths all begin
+ * with /agents): a front end's test suite resets the state between tests
+ * without restarting the mock and Prism.
+ */
+export const RESET_PATH = "/__mock/reset";
 
 export interface FrontDoor {
   url: string;
@@ -324,10 +337,33 @@ function forward(req: http.IncomingMessage, res: http.ServerResponse, target: UR
   else upstream.end(body);
 }
 
+/**
+ * `POST /__mock/reset`: 204 once the state is back as at start; not
+ * delayed, not validated by Prism, and no token needed (the stateful mock
+ * listens on loopback only). Another method gets the server's 405.
+ */
+function answerReset(req: http.IncomingMessage, res: http.ServerResponse, to: Targets, reset: () => Promise<void>): void {
+  req.resume();
+  if (req.method === "OPTIONS" && req.headers["access-control-request-method"] !== undefined) return preflight(req, res);
+  if (req.method !== "POST") return answer(res, 405, { error: ERROR_IDS[405]! }, { ...ownHeaders(req, to), allow: "POST" });
+  reset().then(
+    () => {
+      res.writeHead(204, ownHeaders(req, to));
+      res.end();
+    },
+    (err: unknown) => {
+      // The service behind logs its own failures; this one is the mock's.
+      console.error(`npm run mock: the reset failed: ${describeFailure(err)}`);
+      answer(res, 500, { error: ERROR_IDS[500]! }, ownHeaders(req, to));
+    },
+  );
+}
+
 export async function startFrontDoor(options: FrontDoorOptions): Promise<FrontDoor> {
   const to: Targets = { prism: new URL(options.prism), service: options.upstream === null ? null : new URL(options.upstream) };
   const parser = jsonParser(options.bodyLimitBytes);
   const server = http.createServer((req, res) => {
+    if ((req.url ?? "/").split("?", 1)[0] === RESET_PATH) return answerReset(req, res, to, options.reset);
     const { rest, delayMs } = takeDelay(req.headers.prefer as string | undefined);
     if (delayMs !== null && Number.isNaN(delayMs)) {
       answer(

@@ -6,8 +6,8 @@
 //
 // Prism stays the front door of the contract: it checks each request
 // against openapi.yaml (naming violations in `sl-violations`), answers CORS,
-// and mocks any answer forced with `Prefer`. The state lives in memory and
-// each start is fresh.
+// and mocks any answer forced with `Prefer`. The state lives in memory:
+// each start is fresh, and so is the state after `POST /__mock/reset`.
 import { randomBytes } from "node:crypto";
 import { spawn } from "node:child_process";
 import path from "node:path";
@@ -58,13 +58,15 @@ export async function startStatefulMock(options: StatefulMockOptions): Promise<S
     await upstream?.close();
   };
   try {
-    upstream = await startMockUpstream(options.config, fleet, logger);
+    const service = await startMockUpstream(options.config, fleet, logger);
+    upstream = service;
     prism = await startPrismProxy(options.projectRoot, upstream.url);
     front = await startFrontDoor({
       host: options.host,
       port: options.port,
       prism: prism.url,
       upstream: upstream.url,
+      reset: () => service.reset(),
       delayMs: options.delayMs,
       bodyLimitBytes: options.config.bodyLimitBytes,
     });

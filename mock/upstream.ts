@@ -16,6 +16,7 @@ import { BASE_PATH } from "../server/contract.js";
 import { migrate } from "../server/db/migrations.js";
 import { openPglite } from "../server/db/pglite.js";
 import { startDelivery } from "../server/events/delivery.js";
+import { dropSinkEvents } from "../server/events/outbox-sinks.js";
 import type { Relay } from "../server/events/relay.js";
 import { sinkNames } from "../server/events/sink.js";
 import { createApp } from "../server/http/app.js";
@@ -41,6 +42,12 @@ const forcedAnswersToPrism: express.RequestHandler = (req, res, next) => {
 export interface MockUpstream {
   /** `http://127.0.0.1:<port>/1.0`: what Prism forwards to. */
   url: string;
+  /**
+   * Puts every agent back as it was at start and drops the events not yet
+   * delivered, as a fresh start would have none; sends no event of its own.
+   * A delivery already under way may still arrive.
+   */
+  reset(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -52,12 +59,13 @@ export async function startMockUpstream(config: Config, fleet: Fleet, logger: Lo
     const recording = { sinks: sinkNames(config.events), recorded: () => relay?.wake() };
     const sql = new SqlAgentStore(db, await readOriginUuid(db, fleet.originUuid), recording);
     await sql.upsert(fleet.agents);
+    const store = new CachedAgentStore(sql);
     relay = await startDelivery(config.events, db, logger, null);
 
     const app = express();
     app.disable("x-powered-by");
     app.use(forcedAnswersToPrism);
-    app.use(createApp({ config: { ...config, rateLimit: null, corsOrigins: [] }, store: new CachedAgentStore(sql), verifier: ANY_TOKEN, logger }));
+    app.use(createApp({ config: { ...config, rateLimit: null, corsOrigins: [] }, store, verifier: ANY_TOKEN, logger }));
     const server = http.createServer(app);
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
@@ -67,6 +75,11 @@ export async function startMockUpstream(config: Config, fleet: Fleet, logger: Lo
     const started = relay;
     return {
       url: `http://127.0.0.1:${port}${BASE_PATH}`,
+      async reset() {
+        // Through the cached store, which then reads the agents again.
+        await store.upsert(fleet.agents);
+        for (const sink of recording.sinks) await dropSinkEvents(db, sink);
+      },
       async close() {
         server.closeAllConnections();
         await new Promise((resolve) => server.close(resolve));

@@ -21,7 +21,7 @@ import { duration } from "../server/config/parsers.js";
 import { loadConfig } from "../server/config/load.js";
 import { CONTRACT } from "../server/contract.js";
 import { exampleFleet, sizedFleet } from "../mock/fleet.js";
-import { MAX_DELAY_MS, startFrontDoor } from "../mock/front-door.js";
+import { MAX_DELAY_MS, RESET_PATH, startFrontDoor } from "../mock/front-door.js";
 import { generateWebhookSecret, LOOPBACK_HOSTS, startStatefulMock } from "../mock/stateful.js";
 import { contractFile, frozenFile, frozenReleases, projectRoot } from "./lib/project.js";
 import { sinkSummaries } from "../server/events/sink.js";
@@ -79,7 +79,16 @@ async function stateless(release: string | undefined): Promise<void> {
   const prismUrl = `http://127.0.0.1:${prismPort}`;
   try {
     await untilAnswering(`${prismUrl}/`, { what: "Prism's mock", timeoutMs: 60_000, abortIf: () => (prismGone ? "exited before answering" : null) });
-    const front = await startFrontDoor({ host, port, prism: prismUrl, upstream: null, delayMs: 0, bodyLimitBytes: loaded.config.bodyLimitBytes });
+    const front = await startFrontDoor({
+      host,
+      port,
+      prism: prismUrl,
+      upstream: null,
+      delayMs: 0,
+      bodyLimitBytes: loaded.config.bodyLimitBytes,
+      // No state to put back: a test suite's reset works against either mock.
+      reset: () => Promise.resolve(),
+    });
     console.error(`agentd stateless mock on ${front.url}: Prism's mock behind it, on ${prismUrl}`);
   } catch (err) {
     console.error(`npm run mock: the mock could not start: ${(err as Error).message}`);
@@ -160,6 +169,7 @@ async function stateful(release: string | undefined): Promise<void> {
       `  events:  ${sinks.length === 0 ? "none (set AGENTD_WEBHOOK_URLS and/or AGENTD_BUS_URL)" : sinks.join("; ")}`,
       ...(events.webhookUrls.length > 0 ? [`  secret:  ${events.webhookSecret}${generatedSecret === null ? " (AGENTD_WEBHOOK_SECRET)" : " (generated for this start)"}`] : []),
       `  delay:   ${delayMs === 0 ? "none" : `${delayMs} ms`} (--delay for every answer, Prefer: delay=<ms> for one)`,
+      `  reset:   curl -X POST ${mock.url}${RESET_PATH} puts every agent back as at start and drops undelivered events`,
       `  forced:  Prefer: code=<status> or example=<name> answers from the contract's examples, and changes nothing`,
     ].join("\n"),
   );

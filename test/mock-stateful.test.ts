@@ -80,6 +80,7 @@ describe("npm run mock -- --stateful, on the contract's example agents, with a w
     expect(banner).toContain(`agentd stateful mock on ${mock.url}`);
     expect(banner).toContain(`curl -H 'X-Auth-Token: any' ${mock.url}/agents`);
     expect(banner).toMatch(/tokens: +any non-empty X-Auth-Token/);
+    expect(banner).toContain(`curl -X POST ${mock.url}/__mock/reset`);
     expect(banner).toMatch(new RegExp(`agents: +${EXAMPLE_AGENTS.length} \\(the contract's AgentList example\\)`));
     expect(banner).toContain(`webhook ${receiver.url}`);
     expect(banner).toMatch(new RegExp(`bus amqp://.*\\(exchange ${exchange}\\)`));
@@ -313,6 +314,54 @@ describe("npm run mock -- --stateful, on the contract's example agents, with a w
       await call(mock.url, "POST", "/agents/by-number/1001/unpause", { headers: JSON_BODY, body: {} });
     }
   });
+
+  it("POST /__mock/reset puts every agent back as at start (by id, by number, in the list) and drops the events not yet delivered", async () => {
+    const example = contract.document.components.examples.AgentList.value as { id: number; number: string }[];
+    // The paused_reason of every webhook the receiver accepted.
+    const delivered = (): (string | null)[] =>
+      receiver.received.filter((hook) => hook.status === 200).map((hook) => (JSON.parse(hook.body) as { data: { paused_reason: string | null } }).data.paused_reason);
+    receiver.received.length = 0;
+    // The receiver refuses: the webhook of this pause stays in the outbox, to be retried.
+    receiver.answer = () => 503;
+    try {
+      expect((await call(mock.url, "POST", "/agents/by-number/1003/unpause", { headers: JSON_BODY, body: {} })).status).toBe(204);
+      expect((await call(mock.url, "POST", "/agents/by-number/1001/pause", { headers: JSON_BODY, body: { reason: "before the reset" } })).status).toBe(204);
+      await expect.poll(() => receiver.received.length, { timeout: 15_000 }).toBeGreaterThan(1);
+      expect((await get("/agents/by-number/1001")).json).toMatchObject({ paused: true, paused_reason: "before the reset" });
+
+      const reset = await call(mock.url, "POST", "/__mock/reset", { headers: {} });
+      expect(reset.status).toBe(204);
+      expect(reset.json).toBeUndefined();
+      expect(reset.headers.get("x-request-id")).not.toBeNull();
+      expect((await get("/agents")).json).toEqual(example);
+      for (const agent of example) {
+        expect((await get(`/agents/by-id/${agent.id}`)).json).toEqual(agent);
+        expect((await get(`/agents/by-number/${agent.number}`)).json).toEqual(agent);
+      }
+
+      // Delivered in order per agent: were the refused event still queued,
+      // it would reach the receiver before this one.
+      receiver.answer = () => 200;
+      expect((await call(mock.url, "POST", "/agents/by-number/1001/pause", { headers: JSON_BODY, body: { reason: "after the reset" } })).status).toBe(204);
+      await expect.poll(delivered, { timeout: 15_000 }).toContain("after the reset");
+      expect(delivered()).toEqual(["after the reset"]);
+    } finally {
+      receiver.answer = () => 200;
+      await call(mock.url, "POST", "/__mock/reset", { headers: {} });
+    }
+  });
+
+  it("answers another method on /__mock/reset with the server's 405 and Allow: POST, changing nothing", async () => {
+    expect((await call(mock.url, "POST", "/agents/by-number/1001/pause", { headers: JSON_BODY, body: { reason: "kept" } })).status).toBe(204);
+    try {
+      const wrong = await call(mock.url, "GET", "/__mock/reset", { headers: {} });
+      expectError(wrong, 405, "method not allowed");
+      expect(wrong.headers.get("allow")).toBe("POST");
+      expect((await get("/agents/by-number/1001")).json).toMatchObject({ paused: true, paused_reason: "kept" });
+    } finally {
+      await call(mock.url, "POST", "/__mock/reset", { headers: {} });
+    }
+  });
 });
 
 describe("npm run mock -- --stateful --agents 1000 --delay 600ms", () => {
@@ -339,6 +388,21 @@ describe("npm run mock -- --stateful --agents 1000 --delay 600ms", () => {
     expect(delayed.status).toBe(200);
     expect(delayed.ms).toBeGreaterThanOrEqual(600);
     expect(delayed.ms).toBeGreaterThan(undelayed.ms);
+  });
+
+  it("POST /__mock/reset puts the generated agents back too", async () => {
+    const now = { ...TOKEN, Prefer: "delay=0" };
+    const before = await call(mock!.url, "GET", "/agents", { headers: now });
+    const changed = before.json.filter((agent: { id: number; logged: boolean }) => agent.id > 500 && agent.logged).slice(0, 4) as { number: string; paused: boolean }[];
+    expect(changed.map((agent) => agent.paused)).toContain(true);
+    expect(changed.map((agent) => agent.paused)).toContain(false);
+    for (const agent of changed) {
+      const path = `/agents/by-number/${agent.number}/${agent.paused ? "unpause" : "pause"}`;
+      expect((await call(mock!.url, "POST", path, { headers: { ...JSON_BODY, Prefer: "delay=0" }, body: agent.paused ? {} : { reason: "changed" } })).status).toBe(204);
+    }
+    expect((await call(mock!.url, "GET", "/agents", { headers: now })).json).not.toEqual(before.json);
+    expect((await call(mock!.url, "POST", "/__mock/reset", { headers: {} })).status).toBe(204);
+    expect((await call(mock!.url, "GET", "/agents", { headers: now })).json).toEqual(before.json);
   });
 
   it("stops every process it started within 10 s of Ctrl-C (SIGINT to npm), leaving no temporary file, and a restart is fresh", async () => {

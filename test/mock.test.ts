@@ -337,6 +337,14 @@ describe("Prism mock of the contract", () => {
     expect(answer.headers.get("access-control-allow-credentials")).toBe("true");
   });
 
+  it("answers POST /__mock/reset with 204 and no body, as the stateful mock does, having no state to put back; another method gets 405", async () => {
+    const reset = await call("/__mock/reset", { method: "POST" });
+    expect([reset.status, reset.text]).toEqual([204, ""]);
+    const wrong = await call("/__mock/reset");
+    expect(wrong.status).toBe(405);
+    expect(wrong.json()).toEqual({ error: "method not allowed" });
+  });
+
   // Last: stop() must take the whole process group down.
   it("stops cleanly, leaving no process behind", async () => {
     const { pid, url } = prism;
