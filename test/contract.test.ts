@@ -230,6 +230,30 @@ function checkErrorIdentifiers(c: Contract): string[] {
   return problems;
 }
 
+/**
+ * Every place a 400 example names is one its operation has: a path
+ * parameter of its own, a body only where it takes one. An example shows
+ * what the server answers that operation (the stateless mock answers the
+ * first), so one naming another operation's parameter misleads.
+ */
+function checkBadRequestPlaces(c: Contract): string[] {
+  const problems: string[] = [];
+  for (const { operationId, operation } of c.operations()) {
+    const response = operation.responses?.["400"];
+    if (response === undefined) continue;
+    const parameters = new Set((operation.parameters ?? []).map((parameter: unknown) => c.resolve<{ name: string; in: string }>(parameter)).filter((p: { in: string }) => p.in === "path").map((p: { name: string }) => p.name));
+    const examples = c.resolve<any>(response).content?.["application/json"]?.examples ?? {};
+    for (const [name, example] of Object.entries<unknown>(examples)) {
+      for (const place of c.resolve<{ value: { details?: { location: string; path: string }[] } }>(example).value.details ?? []) {
+        const wrong =
+          (place.location === "path" && !parameters.has(place.path)) || (place.location === "body" && operation.requestBody === undefined);
+        if (wrong) problems.push(`${operationId} 400 example ${name}: names ${place.location} ${place.path}, which the operation does not have`);
+      }
+    }
+  }
+  return problems;
+}
+
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
 
 function checkAgentStatus(c: Contract): string[] {
@@ -328,6 +352,7 @@ const checks = {
   security: checkSecurity,
   examples: checkExamples,
   errorIdentifiers: checkErrorIdentifiers,
+  badRequestPlaces: checkBadRequestPlaces,
   agentStatus: checkAgentStatus,
   history: checkHistory,
 };
@@ -393,10 +418,12 @@ describe("the checks catch a broken contract", () => {
       (d) =>
         (d.paths["/agents"].get.responses["400"] = {
           description: "Invalid.",
-          content: { "application/json": { schema: { $ref: "#/components/schemas/Error" }, examples: { invalidRequest: { $ref: "#/components/examples/InvalidRequest" } } } },
+          content: { "application/json": { schema: { $ref: "#/components/schemas/Error" }, examples: { notAnAgentId: { $ref: "#/components/examples/NotAnAgentId" } } } },
         }),
     ],
     ["errorIdentifiers", "an example carrying another response's identifier", (d) => (d.components.examples.NoSuchAgent.value.error = "not logged in")],
+    ["badRequestPlaces", "an operation by id whose 400 example names agent_number", (d) => (d.paths["/agents/by-id/{agent_id}"].get.responses["400"].$ref = "#/components/responses/BadAgentNumber")],
+    ["badRequestPlaces", "a GET whose 400 example names a body", (d) => (d.paths["/agents/by-number/{agent_number}"].get.responses["400"].$ref = "#/components/responses/BadPauseRequest")],
     ["agentStatus", "a tenth field", (d) => (d.components.schemas.AgentStatus.properties.queue = { type: "string", description: "Queue." })],
     ["agentStatus", "an optional field", (d) => d.components.schemas.AgentStatus.required.pop()],
     ["agentStatus", "additional properties allowed", (d) => delete d.components.schemas.AgentStatus.additionalProperties],

@@ -325,6 +325,37 @@ describe("invalid requests", () => {
     expect((await server.call("GET", "/agents", { rawBody: "", headers: { "content-type": "application/json" } })).status).toBe(200);
   });
 
+  // The request each 400 example of the contract describes: the examples
+  // are the server's own answers, word for word, so that a reader (and a
+  // front end on the stateless mock, which answers the first) sees what the
+  // server says.
+  const badRequestExamples: Record<string, { method: string; path: string; body?: unknown }[]> = {
+    UnknownQueryParameter: [{ method: "GET", path: "/agents?limit=10" }],
+    NotAnAgentId: [{ method: "GET", path: "/agents/by-id/abc" }],
+    NotAnAgentNumber: [
+      { method: "GET", path: "/agents/by-number/12a" },
+      { method: "POST", path: "/agents/by-number/12a/pause" },
+      { method: "POST", path: "/agents/by-number/12a/unpause" },
+    ],
+    EmptyPauseReason: [{ method: "POST", path: `/agents/by-number/${bystander.number}/pause`, body: { reason: "" } }],
+    UnknownPauseField: [{ method: "POST", path: `/agents/by-number/${bystander.number}/pause`, body: { duration: 15 } }],
+  };
+
+  it("answers each 400 example of the contract word for word, for the request it describes", async () => {
+    const used = contract
+      .operations()
+      .flatMap(({ operation }) => Object.values<{ $ref: string }>(contract.resolve(operation.responses["400"]).content["application/json"].examples))
+      .map((example) => example.$ref.replace("#/components/examples/", ""));
+    expect(Object.keys(badRequestExamples).sort()).toEqual([...new Set(used)].sort());
+    for (const [name, requests] of Object.entries(badRequestExamples)) {
+      const { value } = contract.document.components.examples[name];
+      for (const { method, path, body } of requests) {
+        const answer = await server.call(method, path, body === undefined ? {} : { body });
+        expect([answer.status, answer.json], `${name}: ${method} ${path}`).toEqual([400, value]);
+      }
+    }
+  });
+
   it("rejects unknown query parameters with 400", async () => {
     const body = expectAnswer(await server.call("GET", "/agents?limit=10"), "listAgents", 400);
     expect(body.details).toContainEqual(expect.objectContaining({ location: "query", path: "limit" }));

@@ -190,8 +190,44 @@ export interface components {
                 "application/json": components["schemas"]["AgentStatus"];
             };
         };
-        /** @description The request is invalid (a path or query parameter, a header or the body breaks the contract, or the request itself is malformed); `details`, when present, names each place. */
+        /** @description The request is invalid (a query parameter, which this operation does not declare, a header, or the request itself is malformed); `details`, when present, names each place. */
         BadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    error?: "invalid request";
+                };
+            };
+        };
+        /** @description The request is invalid (`agent_id` is not a whole number from 1 to 2147483647, or a query parameter, which this operation does not declare, a header, or the request itself is malformed); `details`, when present, names each place. */
+        BadAgentId: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    error?: "invalid request";
+                };
+            };
+        };
+        /** @description The request is invalid (`agent_number` is not digits only, a body is not what the operation takes, or a query parameter, which the operation does not declare, a header, or the request itself is malformed); `details`, when present, names each place. */
+        BadAgentNumber: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    error?: "invalid request";
+                };
+            };
+        };
+        /** @description The request is invalid (`agent_number` is not digits only, the body is not what the operation takes, or a query parameter, which the operation does not declare, a header, or the request itself is malformed); `details`, when present, names each place. */
+        BadPauseRequest: {
             headers: {
                 [name: string]: unknown;
             };
@@ -374,7 +410,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["AgentStatus"];
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadAgentId"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NoSuchAgent"];
@@ -399,7 +435,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["AgentStatus"];
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadAgentNumber"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NoSuchAgent"];
@@ -430,7 +466,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPauseRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NoSuchAgent"];
@@ -467,7 +503,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadAgentNumber"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NoSuchAgent"];

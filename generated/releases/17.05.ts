@@ -267,7 +267,7 @@ export interface components {
             state_interface: string | null;
         } & (unknown & unknown & unknown & unknown);
         /**
-         * @description The `agent_paused` event, exactly upstream 17.05's bus message.
+         * @description The `agent_paused` event, in upstream 17.05's bus message format, with the same fields and values but one event per change with `queue` null (`EventQueue`).
          *
          *     Since release 17.05.
          */
@@ -302,7 +302,7 @@ export interface components {
             paused_reason: components["schemas"]["EventPauseReason"];
         };
         /**
-         * @description The `agent_unpaused` event, exactly upstream 17.05's bus message.
+         * @description The `agent_unpaused` event, in upstream 17.05's bus message format, with the same fields and values but one event per change with `queue` null (`EventQueue`).
          *
          *     Since release 17.05.
          */
@@ -349,11 +349,11 @@ export interface components {
          */
         EventQueue: null;
         /**
-         * @description The reason the change set, as upstream's bus sends it: the empty
-         *     string when there is none. The REST API says null for "no reason"
+         * @description The agent's pause reason after the change, as upstream's bus sends
+         *     it: the empty string when there is none. The REST API says null for "no reason"
          *     (`AgentStatus.paused_reason`), but the events keep upstream's wire
-         *     format exactly, so that consumers written against upstream 17.05
-         *     (which expect a string here) read them unchanged.
+         *     format, so that consumers written against upstream 17.05 (which
+         *     expect a string here) read them unchanged.
          *
          *     Since release 17.05.
          */
@@ -410,8 +410,44 @@ export interface components {
                 "application/json": components["schemas"]["AgentStatus"];
             };
         };
-        /** @description The request is invalid (a path or query parameter, a header or the body breaks the contract, or the request itself is malformed); `details`, when present, names each place. */
+        /** @description The request is invalid (a query parameter, which this operation does not declare, a header, or the request itself is malformed); `details`, when present, names each place. */
         BadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    error?: "invalid request";
+                };
+            };
+        };
+        /** @description The request is invalid (`agent_id` is not a whole number from 1 to 2147483647, or a query parameter, which this operation does not declare, a header, or the request itself is malformed); `details`, when present, names each place. */
+        BadAgentId: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    error?: "invalid request";
+                };
+            };
+        };
+        /** @description The request is invalid (`agent_number` is not digits only, a body is not what the operation takes, or a query parameter, which the operation does not declare, a header, or the request itself is malformed); `details`, when present, names each place. */
+        BadAgentNumber: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @constant */
+                    error?: "invalid request";
+                };
+            };
+        };
+        /** @description The request is invalid (`agent_number` is not digits only, the body is not what the operation takes, or a query parameter, which the operation does not declare, a header, or the request itself is malformed); `details`, when present, names each place. */
+        BadPauseRequest: {
             headers: {
                 [name: string]: unknown;
             };
@@ -665,7 +701,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["AgentStatus"];
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadAgentId"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NoSuchAgent"];
@@ -690,7 +726,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["AgentStatus"];
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadAgentNumber"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NoSuchAgent"];
@@ -730,7 +766,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadPauseRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NoSuchAgent"];
@@ -769,7 +805,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["BadAgentNumber"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NoSuchAgent"];
@@ -821,7 +857,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The event, exactly upstream's bus message. */
+        /** @description The event, in upstream's bus message format (`queue` aside). */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["AgentPausedEvent"];
@@ -891,7 +927,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The event, exactly upstream's bus message. */
+        /** @description The event, in upstream's bus message format (`queue` aside). */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["AgentUnpausedEvent"];
