@@ -15,12 +15,14 @@ const ALONE = ["test/floods.test.ts", "test/log-output-memory.test.ts"];
 // per project that names it: the build would run three times.
 const shared = {
   // Every suite starts real processes (HTTPS servers, Prism, PostgreSQL
-  // clients); generous time-outs keep a loaded CI machine from flaking. A
-  // test that starts a process and works with it (the stateful mock with a
-  // fleet, three instances under load) ran past 60 s on a machine that ran
-  // the whole suite at half its usual speed: the same as the hooks' bound.
-  testTimeout: 120_000,
-  hookTimeout: 120_000,
+  // clients); generous time-outs keep a loaded CI machine from flaking. They
+  // bound a hang, and no test asserts a time with them. A test that starts
+  // a process and works with it (the stateful mock with a fleet, three
+  // instances under load) ran past 60 s on a machine that ran the whole
+  // suite at half its usual speed, and one that runs the contract gate
+  // several times past 120 s on another: the same as the hooks' bound.
+  testTimeout: 180_000,
+  hookTimeout: 180_000,
   sequence: { sequencer: SlowFirst },
 };
 
