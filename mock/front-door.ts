@@ -10,8 +10,9 @@
 // that carries a body gets the server's 400 (Prism's proxy would fail to
 // forward it). What Prism cannot take goes straight to the service behind
 // it, which answers as the server does (notForPrism); the stateless mock,
-// with no service, answers it here as the server would. Everything else
-// passes through untouched, streamed.
+// with no service, answers it here as the server would. It also answers
+// the mocks' own control path, POST /__mock/reset (RESET_PATH). Everything
+// else passes through untouched, streamed.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import contentType from "content-type";

@@ -22,8 +22,10 @@ import { sinkNames } from "../server/events/sink.js";
 import { createApp } from "../server/http/app.js";
 import { CachedAgentStore } from "../server/store/cached-agent-store.js";
 import { readOriginUuid } from "../server/store/deployment.js";
+import type { AgentRecord, AgentStatus } from "../server/store/agent-store.js";
 import { SqlAgentStore } from "../server/store/sql-agent-store.js";
 import type { Fleet } from "./fleet.js";
+import { createRequestGate } from "./request-gate.js";
 
 /** The validator refuses a missing or empty token before asking; any other is good for everything. */
 const ANY_TOKEN: TokenVerifier = { verify: () => Promise.resolve({ ok: true }) };
@@ -45,7 +47,8 @@ export interface MockUpstream {
   /**
    * Puts every agent back as it was at start and drops the events not yet
    * delivered, as a fresh start would have none; sends no event of its own.
-   * A delivery already under way may still arrive.
+   * It runs alone: requests under way finish first, and deliveries under
+   * way end (delivered or not), so nothing from before it lands after it.
    */
   reset(): Promise<void>;
   close(): Promise<void>;
@@ -61,9 +64,11 @@ export async function startMockUpstream(config: Config, fleet: Fleet, logger: Lo
     await sql.upsert(fleet.agents);
     const store = new CachedAgentStore(sql);
     relay = await startDelivery(config.events, db, logger, null);
+    const gate = createRequestGate();
 
     const app = express();
     app.disable("x-powered-by");
+    app.use(gate.middleware);
     app.use(forcedAnswersToPrism);
     app.use(createApp({ config: { ...config, rateLimit: null, corsOrigins: [] }, store, verifier: ANY_TOKEN, logger }));
     const server = http.createServer(app);
@@ -72,18 +77,26 @@ export async function startMockUpstream(config: Config, fleet: Fleet, logger: Lo
       server.listen(0, "127.0.0.1", resolve);
     });
     const { port } = server.address() as AddressInfo;
-    const started = relay;
     return {
       url: `http://127.0.0.1:${port}${BASE_PATH}`,
-      async reset() {
-        // Through the cached store, which then reads the agents again.
-        await store.upsert(fleet.agents);
-        for (const sink of recording.sinks) await dropSinkEvents(db, sink);
-      },
+      reset: () =>
+        gate.alone(async () => {
+          // Stopped, not only emptied: a relay delivers a round's rows from
+          // memory, so deleting them would not stop those.
+          await relay?.stop();
+          relay = null;
+          // Only the agents that changed, through the cached store (which
+          // then reads them again): a reset costs what the tests changed,
+          // not the fleet, and leaves no dead copy of every row behind.
+          const changed = changedAgents(await store.list(), fleet.agents);
+          if (changed.length > 0) await store.upsert(changed);
+          for (const sink of recording.sinks) await dropSinkEvents(db, sink);
+          relay = await startDelivery(config.events, db, logger, null);
+        }),
       async close() {
         server.closeAllConnections();
         await new Promise((resolve) => server.close(resolve));
-        await started?.stop();
+        await relay?.stop();
         await db.close();
       },
     };
@@ -92,4 +105,13 @@ export async function startMockUpstream(config: Config, fleet: Fleet, logger: Lo
     await db.close().catch(() => undefined);
     throw err;
   }
+}
+
+/** The agents of `start` whose record differs from (or is missing in) `now`. */
+function changedAgents(now: readonly AgentStatus[], start: readonly AgentRecord[]): AgentRecord[] {
+  const held = new Map(now.map((agent) => [agent.id, agent]));
+  return start.filter((agent) => {
+    const current = held.get(agent.id);
+    return current === undefined || (Object.keys(agent) as (keyof AgentRecord)[]).some((field) => current[field] !== agent[field]);
+  });
 }

@@ -12,7 +12,8 @@
 //
 // The stateful mock (mock/stateful.ts): the same address and paths, Prism
 // still validating every request, and the service's own code behind it, so
-// a pause shows on the next read and sends its events.
+// a pause shows on the next read and sends its events. Both answer
+// POST /__mock/reset; only the stateful one has state to put back.
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";

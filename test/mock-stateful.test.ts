@@ -321,7 +321,7 @@ describe("npm run mock -- --stateful, on the contract's example agents, with a w
     const delivered = (): (string | null)[] =>
       receiver.received.filter((hook) => hook.status === 200).map((hook) => (JSON.parse(hook.body) as { data: { paused_reason: string | null } }).data.paused_reason);
     receiver.received.length = 0;
-    // The receiver refuses: the webhook of this pause stays in the outbox, to be retried.
+    // The receiver answers 503: the webhooks of these changes stay in the outbox, to be retried.
     receiver.answer = () => 503;
     try {
       expect((await call(mock.url, "POST", "/agents/by-number/1003/unpause", { headers: JSON_BODY, body: {} })).status).toBe(204);
@@ -347,6 +347,42 @@ describe("npm run mock -- --stateful, on the contract's example agents, with a w
       expect(delivered()).toEqual(["after the reset"]);
     } finally {
       receiver.answer = () => 200;
+      await call(mock.url, "POST", "/__mock/reset", { headers: {} });
+    }
+  });
+
+  it("POST /__mock/reset waits for a delivery under way, and none of the events recorded before it arrives after its 204", async () => {
+    const delivered = (): string[] =>
+      receiver.received.map((hook) => {
+        const { name, data } = JSON.parse(hook.body) as { name: string; data: { agent_number: string; paused_reason: string } };
+        return `${name} ${data.agent_number} ${data.paused_reason}`;
+      });
+    const change = async (number: string, action: "pause" | "unpause", reason?: string): Promise<void> => {
+      const body = reason === undefined ? {} : { reason };
+      expect((await call(mock.url, "POST", `/agents/by-number/${number}/${action}`, { headers: JSON_BODY, body })).status).toBe(204);
+    };
+    receiver.received.length = 0;
+    // A slow receiver: its first event is in flight while four more are recorded behind it.
+    receiver.delayMs = 1_000;
+    try {
+      await change("1003", "unpause");
+      await expect.poll(() => receiver.inFlight, { timeout: 15_000 }).toBe(1);
+      await change("1001", "pause", "one");
+      await change("1001", "unpause");
+      await change("1001", "pause", "two");
+      await change("1001", "unpause");
+      // The relay's next round takes the four from the outbox, and delivers them one after another from memory.
+      await expect.poll(() => [receiver.received.length, receiver.inFlight], { timeout: 15_000 }).toEqual([1, 1]);
+      expect((await call(mock.url, "POST", "/__mock/reset", { headers: {} })).status).toBe(204);
+      // The delivery under way ended before the answer; the other three are dropped.
+      expect(delivered()).toEqual(["agent_unpaused 1003 ", "agent_paused 1001 one"]);
+
+      receiver.delayMs = 0;
+      await change("1001", "pause", "after");
+      await expect.poll(delivered, { timeout: 15_000 }).toContain("agent_paused 1001 after");
+      expect(delivered()).toEqual(["agent_unpaused 1003 ", "agent_paused 1001 one", "agent_paused 1001 after"]);
+    } finally {
+      receiver.delayMs = 0;
       await call(mock.url, "POST", "/__mock/reset", { headers: {} });
     }
   });

@@ -23,6 +23,8 @@ export interface WebhookReceiver {
   answerGapMs: number;
   /** How long each answer waits, so that deliveries overlap (0 by default). */
   delayMs: number;
+  /** The requests waiting for their answer now. */
+  inFlight: number;
   /** The most requests that were waiting for their answer at one time. */
   maxInFlight: number;
   /** The most requests about one agent (the body's data.agent_number) that were waiting at one time. */
@@ -38,6 +40,7 @@ export async function startWebhookReceiver(port = 0): Promise<WebhookReceiver> {
     answerBody: "",
     answerGapMs: 0,
     delayMs: 0,
+    inFlight: 0,
     maxInFlight: 0,
     maxInFlightPerAgent: 0,
     close: () => {
@@ -45,7 +48,6 @@ export async function startWebhookReceiver(port = 0): Promise<WebhookReceiver> {
       return new Promise((resolve) => server.close(() => resolve()));
     },
   };
-  let inFlight = 0;
   const perAgent = new Map<string, number>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -53,12 +55,12 @@ export async function startWebhookReceiver(port = 0): Promise<WebhookReceiver> {
     req.on("end", () => {
       const body = Buffer.concat(chunks).toString("utf8");
       const agent = agentOf(body);
-      inFlight++;
+      receiver.inFlight++;
       perAgent.set(agent, (perAgent.get(agent) ?? 0) + 1);
-      receiver.maxInFlight = Math.max(receiver.maxInFlight, inFlight);
+      receiver.maxInFlight = Math.max(receiver.maxInFlight, receiver.inFlight);
       receiver.maxInFlightPerAgent = Math.max(receiver.maxInFlightPerAgent, perAgent.get(agent)!);
       setTimeout(() => {
-        inFlight--;
+        receiver.inFlight--;
         perAgent.set(agent, perAgent.get(agent)! - 1);
         const status = receiver.answer(receiver.received.length, body);
         receiver.received.push({ headers: req.headers, body, status, remotePort: req.socket.remotePort });
