@@ -377,7 +377,7 @@ export interface components {
                 "application/json": components["schemas"]["AgentStatus"];
             };
         };
-        /** @description The request is invalid (a query parameter, which this operation does not declare, a header, or the request itself is malformed); `details`, when present, names each place. */
+        /** @description The request is invalid: it has a query parameter (this operation declares none) or a body (a GET takes none), or a header or the request itself is malformed; `details`, when present, names each place. */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -389,7 +389,7 @@ export interface components {
                 };
             };
         };
-        /** @description The request is invalid (`agent_id` is not a whole number from 1 to 2147483647, or a query parameter, which this operation does not declare, a header, or the request itself is malformed); `details`, when present, names each place. */
+        /** @description The request is invalid: `agent_id` is not a whole number from 1 to 2147483647, or the request has a query parameter (this operation declares none) or a body (a GET takes none), or a header or the request itself is malformed; `details`, when present, names each place. */
         BadAgentId: {
             headers: {
                 [name: string]: unknown;
@@ -401,7 +401,7 @@ export interface components {
                 };
             };
         };
-        /** @description The request is invalid (`agent_number` is not digits only, a body is not what the operation takes, or a query parameter, which the operation does not declare, a header, or the request itself is malformed); `details`, when present, names each place. */
+        /** @description The request is invalid: `agent_number` is not digits only, or the request has a query parameter (the operation declares none) or a body the operation does not take, or a header or the request itself is malformed; `details`, when present, names each place. */
         BadAgentNumber: {
             headers: {
                 [name: string]: unknown;
@@ -413,7 +413,7 @@ export interface components {
                 };
             };
         };
-        /** @description The request is invalid (`agent_number` is not digits only, the body is not what the operation takes, or a query parameter, which the operation does not declare, a header, or the request itself is malformed); `details`, when present, names each place. */
+        /** @description The request is invalid: `agent_number` is not digits only, or the request has a query parameter (the operation declares none) or a body the operation does not take, or a header or the request itself is malformed; `details`, when present, names each place. */
         BadPauseRequest: {
             headers: {
                 [name: string]: unknown;

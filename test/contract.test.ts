@@ -5,13 +5,14 @@
 // shown to be able to fail. Lint, type check, generate:check and the gate of
 // the repository itself are `npm run check`, which .ci/run runs once beside
 // the tests.
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { cp, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dump } from "js-yaml";
+import { dump, load } from "js-yaml";
 import { repoRoot } from "../devkit/root.js";
+import { frozenFile, listedReleases } from "../scripts/lib/project.js";
 import { run, type RunResult } from "../devkit/run.js";
 import { contractFrom, escape, loadContract, lookup } from "./helpers/contract.js";
 import type { Contract, OpenApiDocument } from "./helpers/contract.js";
@@ -363,6 +364,22 @@ describe("contract invariants", () => {
   const contract = loadContract();
   it.each(Object.entries(checks))("%s", (_name, check) => {
     expect(check(contract)).toEqual([]);
+  });
+});
+
+// The published releases' 400s too: the gate compares their examples'
+// shapes, not their words, and a release before 17.05 has no pause body.
+describe("the 400 examples of every published release", () => {
+  const current = loadContract().document.components.examples;
+  it.each(listedReleases())("%s: name only places their operation has, in the words the server answers today", (release) => {
+    const frozen = contractFrom(load(readFileSync(frozenFile(release), "utf8")) as OpenApiDocument);
+    expect(checkBadRequestPlaces(frozen)).toEqual([]);
+    const names = frozen
+      .operations()
+      .flatMap(({ operation }) => Object.values<{ $ref: string }>(frozen.resolve(operation.responses["400"]).content["application/json"].examples))
+      .map((example) => example.$ref.replace("#/components/examples/", ""));
+    expect(names.length).toBeGreaterThan(0);
+    for (const name of new Set(names)) expect(frozen.document.components.examples[name].value, name).toEqual(current[name].value);
   });
 });
 
