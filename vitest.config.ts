@@ -19,8 +19,9 @@ const shared = {
   // bound a hang, and no test asserts a time with them. A test that starts
   // a process and works with it (the stateful mock with a fleet, three
   // instances under load) ran past 60 s on a machine that ran the whole
-  // suite at half its usual speed, and one that runs the contract gate
-  // several times past 120 s on another: the same as the hooks' bound.
+  // suite at half its usual speed, and one that ran the contract gate
+  // several times past 120 s on another. Hooks start such processes too,
+  // and get the same bound.
   testTimeout: 180_000,
   hookTimeout: 180_000,
   sequence: { sequencer: SlowFirst },

@@ -339,8 +339,9 @@ describe("the frozen-release check", () => {
     expect(gate.code, show(gate)).toBe(0);
   });
 
-  // Three copies, three tests: the gate runs five times in all, past the
-  // test time-out on a machine at half its usual speed when one test.
+  // Three copies, three tests: as one test, its four runs of the gate and
+  // one of the release command took longer than the test time-out on a
+  // machine at half its usual speed.
   it("fails on a hand-edited changelog, which release --changelog rewrites", async () => {
     const edited = await fresh();
     const changelog = path.join(edited.dir, "releases", "CHANGELOG.md");

@@ -181,11 +181,11 @@ describe("the embedded database's thread, opened and closed", () => {
     child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
     child.stderr.on("data", (chunk: Buffer) => (out += chunk.toString()));
     const code = await new Promise<number | null>((resolve) => {
+      // Only a hang should reach this bound: a loaded CI machine, at half
+      // its usual speed, has needed much of it to start tsx and PGlite.
       const timer = setTimeout(() => {
         child.kill("SIGKILL");
         resolve(null);
-        // Only a hang should get here: a loaded CI machine, at half its
-        // usual speed, has needed much of this margin to start tsx and PGlite.
       }, 90_000);
       child.on("exit", (exitCode) => {
         clearTimeout(timer);
