@@ -47,8 +47,10 @@ export interface MockUpstream {
   /**
    * Puts every agent back as it was at start and drops the events not yet
    * delivered, as a fresh start would have none; sends no event of its own.
-   * It runs alone: requests under way finish first, and deliveries under
-   * way end (delivered or not), so nothing from before it lands after it.
+   * Deliveries under way end first (delivered or not), so no event
+   * recorded before it is sent after it; and it runs alone: requests that
+   * reached the service are answered first, the ones that come meanwhile
+   * wait for it.
    */
   reset(): Promise<void>;
   close(): Promise<void>;
@@ -79,25 +81,40 @@ export async function startMockUpstream(config: Config, fleet: Fleet, logger: Lo
     const { port } = server.address() as AddressInfo;
     return {
       url: `http://127.0.0.1:${port}${BASE_PATH}`,
-      reset: () =>
-        gate.alone(async () => {
-          // Stopped, not only emptied: a relay delivers a round's rows from
-          // memory, so deleting them would not stop those.
+      async reset() {
+        // Stopped before the gate closes, so the requests do not wait for a
+        // slow receiver; and not only emptied afterwards: a relay delivers a
+        // round's rows from memory, so deleting them would not stop those.
+        // Events recorded meanwhile are from before the reset: dropped below.
+        await relay?.stop();
+        await gate.alone(async () => {
+          // A reset that ran meanwhile started another.
           await relay?.stop();
           relay = null;
-          // Only the agents that changed, through the cached store (which
-          // then reads them again): a reset costs what the tests changed,
-          // not the fleet, and leaves no dead copy of every row behind.
-          const changed = changedAgents(await store.list(), fleet.agents);
-          if (changed.length > 0) await store.upsert(changed);
-          for (const sink of recording.sinks) await dropSinkEvents(db, sink);
-          relay = await startDelivery(config.events, db, logger, null);
-        }),
+          try {
+            // Only the agents that changed, through the cached store (which
+            // then reads them again): no dead copy of every row is left
+            // behind in the database.
+            const changed = changedAgents(await store.list(), fleet.agents);
+            if (changed.length > 0) await store.upsert(changed);
+            for (const sink of recording.sinks) await dropSinkEvents(db, sink);
+          } finally {
+            // Even after a failure: without a relay the events would pile up unsaid.
+            relay = await startDelivery(config.events, db, logger, null).catch((err: unknown) => {
+              logger.error({ err }, "the mock's event relay did not start again after a reset: no event is delivered until the next one");
+              return null;
+            });
+          }
+        });
+      },
       async close() {
         server.closeAllConnections();
         await new Promise((resolve) => server.close(resolve));
-        await relay?.stop();
-        await db.close();
+        // After a reset under way, which would otherwise start a relay on a closed database.
+        await gate.alone(async () => {
+          await relay?.stop();
+          await db.close();
+        });
       },
     };
   } catch (err) {

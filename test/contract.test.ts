@@ -376,10 +376,16 @@ describe("the 400 examples of every published release", () => {
     expect(checkBadRequestPlaces(frozen)).toEqual([]);
     const names = frozen
       .operations()
-      .flatMap(({ operation }) => Object.values<{ $ref: string }>(frozen.resolve(operation.responses["400"]).content["application/json"].examples))
+      .flatMap(({ operationId, operation }) => {
+        expect(operation.responses["400"], `${release} ${operationId} has no 400`).toBeDefined();
+        return Object.values<{ $ref: string }>(frozen.resolve(operation.responses["400"]).content["application/json"].examples);
+      })
       .map((example) => example.$ref.replace("#/components/examples/", ""));
     expect(names.length).toBeGreaterThan(0);
-    for (const name of new Set(names)) expect(frozen.document.components.examples[name].value, name).toEqual(current[name].value);
+    for (const name of new Set(names)) {
+      expect(current[name], `${name}: in ${release}, gone from openapi.yaml`).toBeDefined();
+      expect(frozen.document.components.examples[name].value, name).toEqual(current[name].value);
+    }
   });
 });
 

@@ -362,8 +362,10 @@ describe("npm run mock -- --stateful, on the contract's example agents, with a w
       expect((await call(mock.url, "POST", `/agents/by-number/${number}/${action}`, { headers: JSON_BODY, body })).status).toBe(204);
     };
     receiver.received.length = 0;
-    // A slow receiver: its first event is in flight while four more are recorded behind it.
-    receiver.delayMs = 1_000;
+    // A slow receiver (within the webhook time-out): its first event is in
+    // flight while four more are recorded behind it, and the second still
+    // is when the reset comes.
+    receiver.delayMs = 3_000;
     try {
       await change("1003", "unpause");
       await expect.poll(() => receiver.inFlight, { timeout: 15_000 }).toBe(1);

@@ -25,7 +25,10 @@ function hold(): { reached: Promise<void>; release: () => void; wait: () => Prom
 
 describe("the request gate", () => {
   let server: http.Server | undefined;
-  afterEach(() => server?.close());
+  afterEach(() => {
+    server?.closeAllConnections();
+    server?.close();
+  });
 
   async function start(gate: RequestGate, log: string[], slow: ReturnType<typeof hold>): Promise<string> {
     const app = express();
@@ -69,6 +72,31 @@ describe("the request gate", () => {
     await work;
     expect((await fastAnswer).status).toBe(200);
     expect(log).toEqual(["slow handled", "slow answered", "work started", "work ended", "fast handled"]);
+  });
+
+  it("forgets a held request whose client left: the next work does not wait for it", async () => {
+    const gate = createRequestGate();
+    const log: string[] = [];
+    const url = await start(gate, log, hold());
+    let finishWork!: () => void;
+    const work = gate.alone(async () => {
+      await new Promise<void>((resolve) => (finishWork = resolve));
+    });
+    const leaving = new AbortController();
+    const left = fetch(`${url}/fast`, { signal: leaving.signal }).catch((err: unknown) => err);
+    // Held by the gate, then given up by its client.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    leaving.abort();
+    expect(await left).toBeInstanceOf(Error);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    finishWork();
+    await work;
+    // Let in once the gate opened, it would be handled by now.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(log).toEqual([]);
+    // Counted in after it left, it would hold this one for ever.
+    await gate.alone(() => Promise.resolve());
+    expect((await fetch(`${url}/fast`)).status).toBe(200);
   });
 
   it("runs two pieces of work one after the other, and opens again when one throws", async () => {

@@ -67,7 +67,9 @@ export interface PrismHandle {
 }
 
 const PRISM_BIN = path.join(repoRoot, "node_modules", ".bin", "prism");
-const START_TIMEOUT_MS = 60_000;
+// A bound for a hang, not a speed: a start from the compiler's output
+// took over a minute on a loaded CI machine running at half its usual speed.
+const START_TIMEOUT_MS = 120_000;
 const STOP_TIMEOUT_MS = 5_000;
 const PORT_ATTEMPTS = 3;
 
