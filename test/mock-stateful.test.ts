@@ -39,13 +39,6 @@ async function call(base: string, method: string, path: string, init: { headers?
   return { status: response.status, headers: response.headers, json: text === "" ? undefined : JSON.parse(text), ms: performance.now() - started };
 }
 
-/** The first example of an operation's response, as the contract writes it. */
-function exampleOf(operationId: string, status: number): unknown {
-  const response = contract.resolve(contract.operation(operationId).operation.responses[String(status)]);
-  const [first] = Object.values(response.content["application/json"].examples as Record<string, unknown>);
-  return contract.resolve<{ value: unknown }>(first).value;
-}
-
 const expectError = (answer: Answer, status: number, error: string): void => {
   expect(answer.status, JSON.stringify(answer.json)).toBe(status);
   expect(answer.headers.get("content-type")).toMatch(/^application\/json/);
@@ -244,10 +237,10 @@ describe("npm run mock -- --stateful, on the contract's example agents, with a w
   it("Prefer: code=503 on a read and code=409 on a pause answer the contract's examples and change no state", async () => {
     const forcedRead = await call(mock.url, "GET", "/agents/by-number/1001", { headers: { ...TOKEN, Prefer: "code=503" } });
     expect(forcedRead.status).toBe(503);
-    expect(forcedRead.json).toEqual(exampleOf("getAgentByNumber", 503));
+    expect(forcedRead.json).toEqual(contract.firstExample("getAgentByNumber", 503));
     const forcedPause = await call(mock.url, "POST", "/agents/by-number/1001/pause", { headers: { ...JSON_BODY, Prefer: "code=409" }, body: { reason: "forced" } });
     expect(forcedPause.status).toBe(409);
-    expect(forcedPause.json).toEqual(exampleOf("pauseAgentByNumber", 409));
+    expect(forcedPause.json).toEqual(contract.firstExample("pauseAgentByNumber", 409));
     expect((await get("/agents/by-number/1001")).json).toMatchObject({ paused: false, paused_reason: null });
   });
 

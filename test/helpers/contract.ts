@@ -47,6 +47,10 @@ export interface Contract {
   requestBodyValidator(operationId: string, mediaType?: string): ValidateFunction;
   /** Validator for any JSON pointer into the document (`#/...`) that holds a schema. */
   validatorAt(pointer: string): ValidateFunction;
+  /** The named examples of an operation's JSON response, as written (a `$ref` to components/examples stays one), in document order. */
+  responseExamples(operationId: string, status: number | string): Record<string, any>;
+  /** The value of an operation's first JSON response example: what Prism's mock answers unless asked for another. */
+  firstExample(operationId: string, status: number | string): unknown;
 }
 
 /** Loads and parses the contract (by default the repository's openapi.yaml). */
@@ -94,6 +98,21 @@ export function contractFrom(document: OpenApiDocument): Contract {
     throw new Error(`$ref loop at ${pointer}`);
   };
 
+  const resolve = <T>(node: unknown): T => {
+    let current: any = node;
+    for (let hops = 0; hops < 32; hops++) {
+      if (current === null || typeof current !== "object" || typeof current.$ref !== "string") return current as T;
+      current = lookup(document, current.$ref);
+    }
+    throw new Error("$ref loop");
+  };
+
+  const responseExamples = (operationId: string, status: number | string): Record<string, any> => {
+    const response = operation(operationId).operation.responses?.[String(status)];
+    if (response === undefined) throw new Error(`${operationId} has no ${String(status)} response`);
+    return resolve<any>(response).content?.["application/json"]?.examples ?? {};
+  };
+
   const mediaSchemaPointer = (owner: string, mediaType: string, what: string): string => {
     const at = settle(owner);
     const content = lookup(document, at)?.content;
@@ -108,14 +127,7 @@ export function contractFrom(document: OpenApiDocument): Contract {
     document,
     operations,
     operation,
-    resolve: <T>(node: unknown): T => {
-      let current: any = node;
-      for (let hops = 0; hops < 32; hops++) {
-        if (current === null || typeof current !== "object" || typeof current.$ref !== "string") return current as T;
-        current = lookup(document, current.$ref);
-      }
-      throw new Error("$ref loop");
-    },
+    resolve,
     schemaValidator: (name) => validatorAt(`#/components/schemas/${escape(name)}`),
     responseValidator: (operationId, status, mediaType = "application/json") => {
       const op = operation(operationId);
@@ -132,6 +144,12 @@ export function contractFrom(document: OpenApiDocument): Contract {
       return validatorAt(mediaSchemaPointer(owner, mediaType, `${operationId} request body`));
     },
     validatorAt,
+    responseExamples,
+    firstExample: (operationId, status) => {
+      const [first] = Object.values(responseExamples(operationId, status));
+      if (first === undefined) throw new Error(`${operationId} ${String(status)} has no example`);
+      return resolve<{ value: unknown }>(first).value;
+    },
   };
 }
 
