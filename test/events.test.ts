@@ -654,6 +654,45 @@ describe("sinks down", () => {
     }
   }, 20_000);
 
+  // A dropped connection's close can come after a newer connection replaced
+  // it (bus-sink.ts, open()): it must forget only itself, or every late
+  // close would cost the next event a new connection.
+  it("keeps its newer connection when a dropped one closes late: the next event goes out on it, with no new connection", async () => {
+    const exchange = freshExchange();
+    const consumer = await consume(exchange, "status.agent.#");
+    const proxy = await startTcpProxy({ port: 5672 });
+    const connect = amqp.connect.bind(amqp);
+    const models: amqp.ChannelModel[] = [];
+    const spy = vi.spyOn(amqp, "connect").mockImplementation(async (...args: Parameters<typeof amqp.connect>) => {
+      const model = await connect(...args);
+      models.push(model);
+      return model;
+    });
+    const sink = new BusSink({ url: `amqp://guest:guest@127.0.0.1:${proxy.port}`, exchange, timeoutMs: 500, logger: pino({ level: "silent" }) });
+    const event = (n: number) => ({ seq: String(n), eventId: `msg_late_close_${n}`, agentId: 1, name: "agent_paused" as const, payload: JSON.stringify({ n }), createdAt: new Date() });
+    try {
+      await sink.deliver(event(1));
+      proxy.stallOpen();
+      // The first connection hangs: the publish times out, and the sink drops it; its close waits for the broker.
+      await expect(sink.deliver(event(2))).rejects.toThrow(/timed out waiting for the bus to confirm/);
+      await sink.deliver(event(2));
+      expect(models).toHaveLength(2);
+      const firstClosed = new Promise((resolve) => models[0]!.once("close", resolve));
+      // Destroys the hung connection: its close comes now, after the second replaced it.
+      await proxy.restore();
+      await firstClosed;
+      await sink.deliver(event(3));
+      expect(models, "connections opened").toHaveLength(2);
+      expect(proxy.accepted).toBe(2);
+      await vi.waitFor(() => expect(consumer.messages.map((m) => m.body)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]), { timeout: 15_000, interval: 25 });
+    } finally {
+      spy.mockRestore();
+      await sink.close();
+      await proxy.close();
+      await consumer.close();
+    }
+  }, 60_000);
+
   it("answers 204 while the broker is cut, and publishes once it is back", async () => {
     const exchange = freshExchange();
     const consumer = await consume(exchange, "status.agent.#");

@@ -7,6 +7,10 @@
 //   await proxy.restore();
 //   await proxy.close();
 //
+// Or hang only the connections open now, while new ones still go through
+// (a peer that lost one connection's state): stallOpen(), then restore()
+// to destroy the hung ones.
+//
 // Modes of cut():
 // - "refuse":    every connection is destroyed and the port stops listening,
 //                so new connections get ECONNREFUSED (PostgreSQL down).
@@ -25,6 +29,8 @@ export interface TcpProxy {
   /** Connections the proxy accepted so far. */
   readonly accepted: number;
   cut(mode: CutMode): Promise<void>;
+  /** Stalls the connections open now, as cut("stall") does, but keeps forwarding new ones. */
+  stallOpen(): void;
   /** Forwards again: new connections reach the target. Stalled connections are destroyed. */
   restore(): Promise<void>;
   close(): Promise<void>;
@@ -118,6 +124,9 @@ export async function startTcpProxy(target: { host?: string; port: number }): Pr
         for (const socket of held) socket.destroy();
         await stopListening();
       }
+    },
+    stallOpen() {
+      for (const pair of [...pairs]) stall(pair);
     },
     async restore() {
       mode = "open";
