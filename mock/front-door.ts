@@ -10,9 +10,13 @@
 // that carries a body gets the server's 400 (Prism's proxy would fail to
 // forward it). What Prism cannot take goes straight to the service behind
 // it, which answers as the server does (notForPrism); the stateless mock,
-// with no service, answers it here as the server would. It also answers
-// the mocks' own control path, POST /__mock/reset (RESET_PATH). Everything
-// else passes through untouched, streamed.
+// with no service, answers it here as the server would. Where Prism's mock
+// alone would answer otherwise than the server, it takes the server's
+// side: a body not said to be JSON gets 415, Accept is ignored, a trailing
+// slash is taken, and an example asked of a 204 is a 400 naming `Prefer`.
+// It answers CORS preflights itself, at once, and the mocks' own control
+// path, POST /__mock/reset (RESET_PATH). Everything else passes through,
+// streamed.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import contentType from "content-type";
@@ -20,7 +24,7 @@ import express, { type RequestHandler } from "express";
 import { describeFailure } from "../server/failure.js";
 import { hostPort } from "../server/host-port.js";
 import { ERROR_IDS, HttpProblem, toProblem, type ErrorBody } from "../server/http/errors.js";
-import { bodyOnGet } from "../server/http/request-hygiene.js";
+import { bodyNotJson, bodyOnGet } from "../server/http/request-hygiene.js";
 import { requestIdFor } from "../server/http/logging.js";
 import { API_HEADERS } from "../server/http/response-headers.js";
 
@@ -167,6 +171,9 @@ function parseJsonThenForward(parser: JsonParser, req: http.IncomingMessage, res
       return;
     }
     if (body !== undefined && tooDeepForPrism(parsed) && bypassPrism("too deep", req, res, to, body)) return;
+    // The server answers JSON whatever Accept says; Prism's mock answers 406 to one without JSON.
+    delete req.headers.accept;
+    req.url = withoutTrailingSlash(req.url ?? "/");
     forward(req, res, to.prism, prefer, body);
   });
 }
@@ -243,6 +250,10 @@ function serverAnswer(what: NotForPrism): HttpProblem | null {
   }
 }
 
+function isPreflight(req: http.IncomingMessage): boolean {
+  return req.method === "OPTIONS" && req.headers["access-control-request-method"] !== undefined;
+}
+
 /** A browser's CORS preflight, answered as Prism answers one: whatever was asked, allowed. */
 function preflight(req: http.IncomingMessage, res: http.ServerResponse): void {
   const asked = req.headers["access-control-request-headers"];
@@ -257,12 +268,6 @@ function preflight(req: http.IncomingMessage, res: http.ServerResponse): void {
 
 /** Sends what Prism cannot take to the service, or answers it (stateless); false when Prism takes it after all. */
 function bypassPrism(what: NotForPrism, req: http.IncomingMessage, res: http.ServerResponse, to: Targets, body?: Buffer): boolean {
-  // A page's preflight of such a request: allowed, as by Prism, so the page reads the answer to the request itself.
-  if (req.method === "OPTIONS" && req.headers["access-control-request-method"] !== undefined) {
-    preflight(req, res);
-    req.resume();
-    return true;
-  }
   // Without Prefer: a forced answer is Prism's, and these are refused anyway.
   if (to.service !== null) {
     // The service answers no CORS (it is not the browser's origin's server): the front door adds Prism's.
@@ -294,6 +299,29 @@ function jsonParser(limitBytes: number): JsonParser {
   return { parse, bodies };
 }
 
+/**
+ * The server's routes take one trailing slash (Express's routing is not
+ * strict: `/agents/` is `/agents`); Prism's mock answers 404 to it.
+ */
+function withoutTrailingSlash(url: string): string {
+  const at = url.indexOf("?");
+  const path = at < 0 ? url : url.slice(0, at);
+  if (path.length < 2 || !path.endsWith("/") || path.endsWith("//")) return url;
+  return path.slice(0, -1) + (at < 0 ? "" : url.slice(at));
+}
+
+/** `example=<name>` in a `Prefer`, the name in group 2. */
+const PREFERRED_EXAMPLE = /(^|[,;\s])example\s*=\s*"?([^",;\s]*)/i;
+
+/** The CORS headers of an answer of Prism's, kept on the answer the front door gives instead. */
+function corsOf(reply: http.IncomingMessage): http.OutgoingHttpHeaders {
+  return Object.fromEntries(Object.entries(reply.headers).filter(([name]) => name.startsWith("access-control-")));
+}
+
+function violationsOf(reply: http.IncomingMessage): http.OutgoingHttpHeaders {
+  return reply.headers["sl-violations"] === undefined ? {} : { "sl-violations": reply.headers["sl-violations"] };
+}
+
 function forward(req: http.IncomingMessage, res: http.ServerResponse, target: URL, prefer: string | undefined, body?: Buffer, added: http.OutgoingHttpHeaders = {}): void {
   const headers = { ...req.headers };
   // Met here (100-continue by Node, any other ignored): Prism, a Node server too, would answer 417.
@@ -308,6 +336,16 @@ function forward(req: http.IncomingMessage, res: http.ServerResponse, target: UR
   }
   const path = `${target.pathname.replace(/\/$/, "")}${req.url ?? "/"}`;
   const upstream = http.request({ host: target.hostname, port: target.port, method: req.method, path, headers }, (reply) => {
+    const example = reply.statusCode === 204 ? PREFERRED_EXAMPLE.exec(prefer ?? "")?.[2] : undefined;
+    if (example !== undefined) {
+      // Prism ignores an example name when the answer has no body: the
+      // client asked for an answer it does not get, so say so, as for a
+      // name the answer lacks (contractAnswer).
+      reply.resume();
+      const message = `the answer has no example named ${JSON.stringify(example)} in the contract: a 204 has no body (name the status of the answer that has it: code=<status>, example=${example})`;
+      answer(res, 400, { error: ERROR_IDS[400]!, details: [{ location: "header", path: "Prefer", message }] }, { ...corsOf(reply), ...added });
+      return;
+    }
     const type = reply.headers["content-type"] ?? "";
     if (!type.startsWith("application/problem+json")) {
       if (Object.keys(added).length === 0) res.writeHead(reply.statusCode ?? 502, reply.rawHeaders);
@@ -325,8 +363,7 @@ function forward(req: http.IncomingMessage, res: http.ServerResponse, target: UR
         // Not even JSON: the status alone decides.
       }
       const { status, body } = contractAnswer(problem, reply.statusCode ?? 500);
-      const kept = Object.fromEntries(Object.entries(reply.headers).filter(([name]) => name.startsWith("access-control-") || name === "sl-violations"));
-      answer(res, status, body, { ...kept, ...added });
+      answer(res, status, body, { ...corsOf(reply), ...violationsOf(reply), ...added });
     });
   });
   upstream.on("error", () => {
@@ -345,7 +382,7 @@ function forward(req: http.IncomingMessage, res: http.ServerResponse, target: UR
  */
 function answerReset(req: http.IncomingMessage, res: http.ServerResponse, to: Targets, reset: () => Promise<void>): void {
   req.resume();
-  if (req.method === "OPTIONS" && req.headers["access-control-request-method"] !== undefined) return preflight(req, res);
+  if (isPreflight(req)) return preflight(req, res);
   if (req.method !== "POST") return answer(res, 405, { error: ERROR_IDS[405]! }, { ...ownHeaders(req, to), allow: "POST" });
   reset().then(
     () => {
@@ -365,6 +402,13 @@ export async function startFrontDoor(options: FrontDoorOptions): Promise<FrontDo
   const parser = jsonParser(options.bodyLimitBytes);
   const server = http.createServer((req, res) => {
     if ((req.url ?? "/").split("?", 1)[0] === RESET_PATH) return answerReset(req, res, to, options.reset);
+    // Not delayed, and cached by the browser (Prism's has no max-age): a
+    // delay set for loading states must not be paid twice per request.
+    if (isPreflight(req)) {
+      preflight(req, res);
+      req.resume();
+      return;
+    }
     const { rest, delayMs } = takeDelay(req.headers.prefer as string | undefined);
     if (delayMs !== null && Number.isNaN(delayMs)) {
       answer(
@@ -376,7 +420,8 @@ export async function startFrontDoor(options: FrontDoorOptions): Promise<FrontDo
       req.resume();
       return;
     }
-    const refused = bodyOnGet(req);
+    // A body not said to be JSON: Prism's mock would take a `+json` type, or answer text with a 400.
+    const refused = bodyOnGet(req) ?? bodyNotJson(req);
     if (refused !== null) {
       answer(res, refused.status, refused.body(), ownHeaders(req, to));
       req.resume();

@@ -1,4 +1,4 @@
-// npm run mock -- [--release <release>] [prism mock options...]
+// npm run mock -- [--release <release>] [--delay <duration>] [prism mock options...]
 // npm run mock -- --stateful [--agents N] [--delay <duration>] [--host H] [--port P]
 //
 // The stateless mock: on http://127.0.0.1:4010 (--host/-h, --port/-p), the
@@ -47,13 +47,25 @@ function takeRelease(): string | undefined {
 }
 
 /** Takes the value of `--<long>`/`-<short>` (`--port 4011`, `--port=4011`, `-p 4011`) out of the arguments; undefined when absent. */
-function takeOption(long: string, short: string): string | undefined {
-  const at = args.findIndex((arg) => arg === `--${long}` || arg === `-${short}` || arg.startsWith(`--${long}=`));
+function takeOption(long: string, short?: string): string | undefined {
+  const at = args.findIndex((arg) => arg === `--${long}` || (short !== undefined && arg === `-${short}`) || arg.startsWith(`--${long}=`));
   if (at < 0) return undefined;
   const [flag = ""] = args.splice(at, 1);
   const value = flag.includes("=") ? flag.slice(flag.indexOf("=") + 1) : args.splice(at, 1)[0];
   if (value === undefined) refuse(`--${long} needs a value`);
   return value;
+}
+
+/** `--delay`'s value in milliseconds, as the server reads a duration (`300ms`, `2s`). */
+function delayOption(text: string): number {
+  let delayMs = 0;
+  try {
+    delayMs = duration(text, 0);
+  } catch (err) {
+    refuse(`--delay ${text}: ${(err as Error).message}`);
+  }
+  if (delayMs > MAX_DELAY_MS) refuse(`--delay ${text}: at most ${MAX_DELAY_MS} ms`);
+  return delayMs;
 }
 
 async function stateless(release: string | undefined): Promise<void> {
@@ -62,6 +74,10 @@ async function stateless(release: string | undefined): Promise<void> {
   const portText = takeOption("port", "p") ?? "4010";
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port > 65_535) refuse(`--port ${portText}: must be a port number from 0 to 65535`);
+  const delayText = takeOption("delay");
+  const delayMs = delayText === undefined ? 0 : delayOption(delayText);
+  // Prism would print its whole help for an argument it does not know.
+  if (takeOption("agents") !== undefined) refuse("--agents sizes the stateful mock's fleet: npm run mock -- --stateful --agents N");
   const loaded = loadConfig(process.env);
   if (!loaded.ok) refuse(`the environment's AGENTD_* settings are not valid:\n${loaded.errors.join("\n")}`);
 
@@ -85,12 +101,15 @@ async function stateless(release: string | undefined): Promise<void> {
       port,
       prism: prismUrl,
       upstream: null,
-      delayMs: 0,
+      delayMs,
       bodyLimitBytes: loaded.config.bodyLimitBytes,
       // No state to put back: a test suite's reset works against either mock.
       reset: () => Promise.resolve(),
     });
-    console.error(`agentd stateless mock on ${front.url}: Prism's mock behind it, on ${prismUrl}`);
+    console.error(
+      `agentd stateless mock on ${front.url}: call this address; Prism's mock behind it, on ${prismUrl} (the address Prism printed above), is internal` +
+        (delayMs === 0 ? "" : `; every answer delayed ${delayMs} ms`),
+    );
   } catch (err) {
     console.error(`npm run mock: the mock could not start: ${(err as Error).message}`);
     prism.kill("SIGTERM");
@@ -134,15 +153,7 @@ async function stateful(release: string | undefined): Promise<void> {
       refuse(`--agents ${options.agents}: ${(err as Error).message}`);
     }
   }
-  let delayMs = 0;
-  if (options.delay !== undefined) {
-    try {
-      delayMs = duration(options.delay, 0);
-    } catch (err) {
-      refuse(`--delay ${options.delay}: ${(err as Error).message}`);
-    }
-    if (delayMs > MAX_DELAY_MS) refuse(`--delay ${options.delay}: at most ${MAX_DELAY_MS} ms`);
-  }
+  const delayMs = options.delay === undefined ? 0 : delayOption(options.delay);
   if (process.env.AGENTD_DATABASE_URL) {
     refuse("AGENTD_DATABASE_URL is set: the stateful mock holds its state in memory and never opens a real database; unset it for the mock");
   }
@@ -171,7 +182,7 @@ async function stateful(release: string | undefined): Promise<void> {
       ...(events.webhookUrls.length > 0 ? [`  secret:  ${events.webhookSecret}${generatedSecret === null ? " (AGENTD_WEBHOOK_SECRET)" : " (generated for this start)"}`] : []),
       `  delay:   ${delayMs === 0 ? "none" : `${delayMs} ms`} (--delay for every answer, Prefer: delay=<ms> for one)`,
       `  reset:   curl -X POST ${mock.url}${RESET_PATH} puts every agent back as at start and drops undelivered events`,
-      `  forced:  Prefer: code=<status> or example=<name> answers from the contract's examples, and changes nothing`,
+      `  forced:  Prefer: code=<status>, example=<name> or dynamic=true answers from the contract's examples (or random bodies), and changes nothing`,
     ].join("\n"),
   );
   let stopping = false;

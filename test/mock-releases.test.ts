@@ -85,6 +85,14 @@ describe("npm run mock -- --release", () => {
     expect(authorised.status).toBe(204);
   });
 
+  // docs/front-end.md: the releases list no 415, but the front door answers it as today's server does.
+  it("answers a body not said to be JSON with 415 in a release that lists no 415, as today's server does", async () => {
+    for (const type of ["text/plain", "application/xml"]) {
+      const answer = await fetch(`${mock("15.14").url}/agents/by-number/1003/unpause`, { method: "POST", headers: { "Content-Type": type }, body: "x" });
+      expect([answer.status, await answer.json()], type).toEqual([415, { error: "unsupported media type" }]);
+    }
+  });
+
   it("15.14's agents have no state_interface", async () => {
     const response = await fetch(`${mock("15.14").url}/agents`);
     expect(response.status).toBe(200);

@@ -4,6 +4,9 @@ import http from "node:http";
 import { request } from "undici";
 import { BASE_PATH } from "../server/contract.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { envWithoutAgentd } from "../devkit/child-env.js";
+import { repoRoot } from "../devkit/root.js";
+import { run } from "../devkit/run.js";
 import { contractFrom, expectValid, loadContract } from "./helpers/contract.js";
 import { groupAlive, startPrism } from "./helpers/prism.js";
 import type { PrismHandle } from "./helpers/prism.js";
@@ -281,6 +284,57 @@ describe("Prism mock of the contract", () => {
     expect([off.status, off.json()]).toEqual([404, { error: "not found" }]);
   });
 
+  // Prism ignores an example name where the answer has no body: a pause
+  // asked for its 409 example without code= looked done but was not.
+  it("answers example= on an operation whose answer is a 204 with 400 naming the header, as for a name the answer lacks; with its status, the example is served", async () => {
+    for (const [path, prefer] of [
+      ["/agents/by-number/1002/pause", "example=notLoggedIn"],
+      ["/agents/by-number/1001/pause", "code=204, example=zzzz"],
+      ["/agents/by-number/1002/unpause", "example=notLoggedIn"],
+    ] as const) {
+      const res = await call(path, { method: "POST", headers: { ...TOKEN, Prefer: prefer } });
+      expect(res.status, `${path} ${prefer}`).toBe(400);
+      const body = expectValid(contract.schemaValidator("Error"), res.json());
+      expect(body.details).toHaveLength(1);
+      expect(body.details[0]).toMatchObject({ location: "header", path: "Prefer" });
+      expect(body.details[0].message).toMatch(/^the answer has no example named "\w+" in the contract: a 204 has no body/);
+    }
+    const chosen = await call("/agents/by-number/1002/pause", { method: "POST", headers: { ...TOKEN, Prefer: "code=409, example=notLoggedIn" } });
+    expect([chosen.status, chosen.json()]).toEqual([409, { error: "not logged in" }]);
+    expect((await call("/agents/by-number/1001/pause", { method: "POST", headers: TOKEN })).status).toBe(204);
+  });
+
+  // Where Prism's mock alone would answer otherwise than the server, the
+  // front door takes the server's side (test/server-api.test.ts pins the
+  // server's answers to the same requests).
+  it("answers as the server does where Prism's mock alone would not: Accept ignored, a trailing slash taken, a body not said to be JSON refused with 415", async () => {
+    for (const accept of ["text/html", "application/xml", "text/plain"]) {
+      const res = await call("/agents/by-id/1", { headers: { ...TOKEN, Accept: accept } });
+      expect([res.status, res.type], accept).toEqual([200, expect.stringMatching(/^application\/json/)]);
+      expect(res.json().id).toBe(1);
+    }
+    for (const path of ["/agents/", "/agents/by-id/1/", "/agents/by-number/1001/"]) expect((await call(path, { headers: TOKEN })).status, path).toBe(200);
+    expect((await call("/agents/by-number/1003/unpause/", { method: "POST", headers: TOKEN })).status).toBe(204);
+    const twice = await call("/agents//", { headers: TOKEN });
+    expect([twice.status, twice.json()]).toEqual([404, { error: "not found" }]);
+    for (const type of ["application/vnd.api+json", "application/merge-patch+json", "text/plain", "application/xml"]) {
+      const res = await call("/agents/by-number/1001/pause", { method: "POST", headers: { ...TOKEN, "Content-Type": type }, body: '{"reason":"x"}' });
+      expect([res.status, res.json()], type).toEqual([415, { error: "unsupported media type" }]);
+    }
+  });
+
+  it("answers a CORS preflight itself, allowing what was asked, and lets the browser cache it", async () => {
+    const res = await fetch(`${prism.url}/agents/by-number/1001/pause`, {
+      method: "OPTIONS",
+      headers: { Origin: "http://localhost:5173", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type, prefer, x-auth-token" },
+    });
+    expect(res.status).toBe(204);
+    expect(res.headers.get("access-control-allow-origin")).toBe("http://localhost:5173");
+    expect(res.headers.get("access-control-allow-headers")).toBe("content-type, prefer, x-auth-token");
+    expect(res.headers.get("access-control-allow-methods")).toContain("POST");
+    expect(res.headers.get("access-control-max-age")).toBe("600");
+  });
+
   it("serves each error response of the contract with Prefer: code=…", async () => {
     const cases = [
       ["getAgentByNumber", "/agents/by-number/9999", {}, 404, "no such agent"],
@@ -328,6 +382,9 @@ describe("Prism mock of the contract", () => {
     const byId = await call("/agents/by-id/abc", { headers: TOKEN });
     expect([byId.status, byId.json()]).toEqual([400, contract.firstExample("getAgentById", 400)]);
     expect(byId.json().details[0].path).toBe("agent_id");
+    // A decimal id that is a whole number (server: 400, must be integer).
+    const decimal = await call("/agents/by-id/1.0", { headers: TOKEN });
+    expect([decimal.status, decimal.json().id]).toEqual([200, 1]);
     // Unknown paths and wrong methods: the contract's body, but no Allow on the 405.
     for (const [path, method, status, error] of [["/1.0/agents", "GET", 404, "not found"], [pause, "GET", 405, "method not allowed"]] as const) {
       const res = await fetch(`${prism.url}${path}`, { method, headers: TOKEN });
@@ -360,5 +417,45 @@ describe("Prism mock of the contract", () => {
     expect(groupAlive(pid)).toBe(false);
     await expect(fetch(`${url}/agents`, { headers: TOKEN })).rejects.toThrow();
     await prism.stop(); // a second stop is harmless
+  });
+});
+
+describe("npm run mock -- --delay 600ms (the stateless mock)", () => {
+  let delayed: PrismHandle | undefined;
+  beforeAll(async () => {
+    delayed = await startPrism({ mode: "mock" }, ["--delay", "600ms"]);
+  });
+  afterAll(async () => {
+    await delayed?.stop();
+  });
+
+  it("delays every answer by --delay, measured against one undelayed by Prefer: delay=0", async () => {
+    const timed = async (headers: Record<string, string>) => {
+      const started = performance.now();
+      const res = await fetch(`${delayed!.url}/agents/by-id/1`, { headers: { ...TOKEN, ...headers } });
+      expect(res.status).toBe(200);
+      await res.json();
+      return performance.now() - started;
+    };
+    const undelayed = await timed({ Prefer: "delay=0" });
+    const slow = await timed({});
+    expect(slow).toBeGreaterThanOrEqual(600);
+    expect(slow).toBeGreaterThan(undelayed);
+    expect(delayed!.output()).toContain("every answer delayed 600 ms");
+  });
+});
+
+describe("npm run mock (the stateless mock) refuses what it cannot do, before listening", () => {
+  const refusals: [string, string[], RegExp][] = [
+    ["a fleet size, which only the stateful mock has", ["--agents", "5"], /--agents sizes the stateful mock's fleet: npm run mock -- --stateful --agents N/],
+    ["a delay that is not a duration", ["--delay", "soon"], /--delay soon/],
+    ["a delay over 10 s", ["--delay", "11s"], /--delay 11s: at most 10000 ms/],
+  ];
+  // The script npm run mock runs, without npm in front: the refusals are the script's, not Prism's help.
+  it.each(refusals)("%s: exit 2, naming it", async (_what, args, message) => {
+    const result = await run(process.execPath, ["--import", "tsx", "scripts/mock.ts", "--port", "0", ...args], { cwd: repoRoot, env: envWithoutAgentd(), timeoutMs: 60_000 });
+    expect(result.code, result.stdout + result.stderr).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).not.toContain("prism mock");
   });
 });

@@ -234,7 +234,7 @@ describe("pause and unpause as the 17.05 client sends them", () => {
 describe("invalid requests", () => {
   const server = useTestServer({ agents: suiteAgents() });
 
-  it.each(["abc", "0", "-1", "1.5", "2147483648", "99999999999999999999", "1e3", "0x10", "%201", "1%20"])("rejects agent_id %j with 400 naming the parameter", async (id) => {
+  it.each(["abc", "0", "-1", "1.5", "1.0", "2147483648", "99999999999999999999", "1e3", "0x10", "%201", "1%20"])("rejects agent_id %j with 400 naming the parameter", async (id) => {
     const body = expectAnswer(await server.call("GET", `/agents/by-id/${id}`), "getAgentById", 400);
     expect(body.error).toBe("invalid request");
     expect(body.details).toContainEqual(expect.objectContaining({ location: "path", path: "agent_id" }));
@@ -294,12 +294,23 @@ describe("invalid requests", () => {
   });
 
   it("rejects a body that is not JSON with 415, with or without a Content-Type", async () => {
-    for (const headers of <Record<string, string>[]>[{ "content-type": "text/plain" }, { "content-type": "application/x-www-form-urlencoded" }, {}]) {
+    const types = ["text/plain", "application/x-www-form-urlencoded", "application/vnd.api+json", "application/merge-patch+json", "application/xml"];
+    for (const headers of <Record<string, string>[]>[...types.map((type) => ({ "content-type": type })), {}]) {
       const answer = await server.call("POST", `/agents/by-number/${bystander.number}/pause`, { rawBody: "reason=lunch", headers });
       expectError(answer, 415, "unsupported media type");
       expectAnswer(answer, "pauseAgentByNumber", 415);
     }
     expect((await server.call("GET", `/agents/by-number/${bystander.number}`)).json.paused).toBe(false);
+  });
+
+  // The stateless mock's front door answers these as here (test/mock.test.ts).
+  it("answers JSON whatever Accept asks for, and takes one trailing slash", async () => {
+    for (const accept of ["text/html", "application/xml", "text/plain"]) {
+      const answer = await server.call("GET", `/agents/by-number/${bystander.number}`, { headers: { accept } });
+      expect([answer.status, answer.headers["content-type"]], accept).toEqual([200, expect.stringMatching(/^application\/json/)]);
+    }
+    for (const path of ["/agents/", `/agents/by-id/${bystander.id}/`, `/agents/by-number/${bystander.number}/`]) expect((await server.call("GET", path)).status, path).toBe(200);
+    expect((await server.call("GET", "/agents//")).status).toBe(404);
   });
 
   it("rejects a body over the limit with 413", async () => {
