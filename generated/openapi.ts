@@ -165,8 +165,11 @@ export interface webhooks {
          *     **As a webhook**: a `POST` of the same body to each of
          *     `AGENTD_WEBHOOK_URLS`, signed per the Standard Webhooks specification
          *     with `AGENTD_WEBHOOK_SECRET`. Any `2xx` answer means delivered; any
-         *     other answer, or none within the time-out, is retried with a bounded
-         *     exponential backoff.
+         *     other answer, or none within the time-out, is retried with an
+         *     exponential backoff (the delay between tries is capped, the number of
+         *     tries is not) until it is delivered or an operator drops it; the same
+         *     agent's later events wait behind it, so each receiver gets an agent's
+         *     events in order.
          *
          *     The receiver authenticates the service by the signature: a delivery
          *     carries no `X-Auth-Token`. To check one, take the raw body and the
@@ -325,7 +328,8 @@ export interface components {
         /**
          * @description Upstream sent one event per queue the agent is in, naming the queue.
          *     This service has no queues: it sends one event per change, and
-         *     `queue` is always null.
+         *     `queue` is always null. A consumer written against upstream that reads
+         *     `queue` as a string must accept null here.
          */
         EventQueue: null;
         /**
@@ -333,7 +337,8 @@ export interface components {
          *     it: the empty string when there is none. The REST API says null for "no reason"
          *     (`AgentStatus.paused_reason`), but the events keep upstream's wire
          *     format, so that consumers written against upstream 17.05 (which
-         *     expect a string here) read them unchanged.
+         *     expect a string here) read this field unchanged (`queue` differs:
+         *     see `EventQueue`).
          */
         EventPauseReason: components["schemas"]["PauseReason"] | "";
         /**
@@ -413,7 +418,7 @@ export interface components {
                 };
             };
         };
-        /** @description The request is invalid: `agent_number` is not digits only, or the request has a query parameter (the operation declares none) or a body the operation does not take, or a header or the request itself is malformed; `details`, when present, names each place. */
+        /** @description The request is invalid: `agent_number` is not digits only; the body is not a `PauseRequest` (not an object, a `reason` that is empty, over 80 characters or not a string, an unknown field); the request has a query parameter (the operation declares none); or a header or the request itself is malformed. `details`, when present, names each place. */
         BadPauseRequest: {
             headers: {
                 [name: string]: unknown;
