@@ -182,7 +182,7 @@ export async function startServer(config: Config, logger: Logger, pgliteThread?:
     const { port } = listening.address() as AddressInfo;
     // Only once the port is open: a start that failed before would have
     // made a token that was never shown, and no later start shows it.
-    const adminToken = await firstAdminToken(config, stores);
+    const adminToken = await firstAdminToken(config, stores, logger);
 
     let closing: Promise<void> | undefined;
     return {
@@ -255,13 +255,23 @@ async function ensureConfiguredAdminToken(config: Config, stores: Stores): Promi
 }
 
 /**
- * Creates the first admin token of a deployment with no token at all and
- * no AGENTD_ADMIN_TOKEN or auth service, returned so it can be printed once.
+ * Creates the first admin token of a deployment that never had a token,
+ * with no AGENTD_ADMIN_TOKEN or auth service, returned so it can be printed
+ * once (to the terminal, not the log: the log gets its id). A deployment
+ * whose tokens were all revoked gets none: that is a lock-down, and the log
+ * says how to make one.
  */
-async function firstAdminToken(config: Config, stores: Stores): Promise<string | null> {
+async function firstAdminToken(config: Config, stores: Stores, logger: Logger): Promise<string | null> {
   if (config.adminToken || config.authUrl) return null;
-  if ((await stores.tokens.count()) > 0) return null;
-  return (await stores.tokens.create(["agentd.#"], null)).token;
+  const first = await stores.tokens.createFirst(["agentd.#"]);
+  if (first !== null) {
+    logger.info({ tokenId: first.id, acls: ["agentd.#"] }, "first admin token created, shown once on standard error");
+    return first.token;
+  }
+  if ((await stores.tokens.count()) === 0) {
+    logger.warn("no token exists (every one was revoked): every request is refused 401 until one is made with `agentd token create`");
+  }
+  return null;
 }
 
 /** Graceful stop: no new connections, in-flight requests finish (bounded), idle keep-alives close. */

@@ -326,6 +326,28 @@ describe("agentd serve on the embedded defaults", () => {
       expect((await again.kill("SIGTERM")).code).toBe(0);
     }
   });
+
+  // Revoking every token is a lock-down: a start that then made and printed
+  // a new agentd.# token (to a journal, say) would undo it.
+  it("logs its start and the first admin token's id (never the token); once every token is revoked, a restart makes none and says how to make one", async () => {
+    const firstLines = served.logs().trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(firstLines).toContainEqual(expect.objectContaining({ level: 30, msg: "serving", url: `https://127.0.0.1:${port}/1.0` }));
+    const created = firstLines.find((line) => String(line.msg).startsWith("first admin token created"));
+    expect(created).toMatchObject({ level: 30, acls: ["agentd.#"] });
+    const ids = JSON.parse((await agentd(["token", "list", "--json"], dataDir)).stdout).map((t: { id: string }) => t.id) as string[];
+    expect(ids).toContain(created!.tokenId);
+
+    for (const id of ids) expect((await agentd(["token", "revoke", "--id", id], dataDir)).code).toBe(0);
+    const locked = await serve(dataDir, { AGENTD_PORT: String(port) });
+    try {
+      expect(locked.output()).not.toContain("shown only this once");
+      expect(locked.logs()).toContain("no token exists (every one was revoked)");
+      expect((await locked.call("GET", "/agents", { token: adminToken })).status).toBe(401);
+    } finally {
+      expect((await locked.kill("SIGTERM")).code).toBe(0);
+    }
+    expect(JSON.parse((await agentd(["token", "list", "--json"], dataDir)).stdout)).toEqual([]);
+  });
 });
 
 describe("the serve command's code cache", () => {

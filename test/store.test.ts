@@ -403,6 +403,46 @@ describe.each(kinds)("store on $kind", ({ fresh, available }) => {
       expect(await tokens.count()).toBe(1);
     });
 
+    // From an operator's review: revoking every token, then restarting, made
+    // (and printed) a new agentd.# token.
+    it("tokens: the first admin token is made once in a deployment's life: once when several ask at once, never after any token was made, even all revoked", async () => {
+      await db.query("DELETE FROM tokens");
+      await db.query("DELETE FROM token_history");
+      const tokens = new SqlTokenStore(db);
+      const made = await Promise.all([tokens.createFirst(["agentd.#"]), tokens.createFirst(["agentd.#"]), tokens.createFirst(["agentd.#"])]);
+      const first = made.filter((one) => one !== null);
+      expect(first).toHaveLength(1);
+      expect(await tokens.find(first[0]!.token)).toEqual({ id: first[0]!.id, acls: ["agentd.#"], expiresAt: null });
+      expect(await tokens.revokeById(first[0]!.id)).toBe(true);
+      expect(await tokens.count()).toBe(0);
+      expect(await tokens.createFirst(["agentd.#"])).toBeNull();
+
+      // Any other way a token is made counts as having had one.
+      for (const make of [() => tokens.create(["agentd.agents.read"], null), () => tokens.ensure("scripted-admin-token-0123456789", ["agentd.#"])]) {
+        await db.query("DELETE FROM tokens");
+        await db.query("DELETE FROM token_history");
+        await make();
+        await db.query("DELETE FROM tokens");
+        expect(await tokens.createFirst(["agentd.#"])).toBeNull();
+      }
+      expect(await tokens.count()).toBe(0);
+    });
+
+    it("tokens: a deployment migrated with a token already has had one (migration 10)", async () => {
+      const other = await fresh();
+      const older = await other.open();
+      try {
+        await migrate(older, MIGRATIONS.slice(0, 9));
+        await new SqlTokenStore(older).create(["agentd.#"], null);
+        await migrate(older);
+        await older.query("DELETE FROM tokens");
+        expect(await new SqlTokenStore(older).createFirst(["agentd.#"])).toBeNull();
+      } finally {
+        await older.close();
+        await other.cleanup();
+      }
+    });
+
     // From the operator walkthrough: a new AGENTD_ADMIN_TOKEN left the old one valid for ever.
     it("tokens: a new AGENTD_ADMIN_TOKEN (ensure) revokes the previous value's token, and no other; the old value cannot come back", async () => {
       await db.query("DELETE FROM tokens");

@@ -101,7 +101,10 @@ async function serve(): Promise<number> {
     `  events:      ${sinkSummaries(config.events).join("; ") || "none (AGENTD_WEBHOOK_URLS, AGENTD_BUS_URL)"}`,
     `  operator:    ${server.opsUrl ? `${server.opsUrl} (/healthz, /readyz, /metrics)` : "off (AGENTD_OPS_PORT=off)"}`,
   ];
+  // The banner is for a terminal; a pipeline that ships the JSON log sees the start, and an exposed listener, too.
+  logger.info({ url: server.url, version: VERSION, opsUrl: server.opsUrl }, "serving");
   if (server.opsUrl && !isLoopback(config.opsHost)) {
+    logger.warn({ opsHost: config.opsHost }, "the operator listener is not on loopback: anyone who reaches it reads the metrics (AGENTD_OPS_HOST)");
     lines.push(
       "",
       `  Warning: the operator listener is bound to ${config.opsHost}, not loopback. It serves plain HTTP without`,

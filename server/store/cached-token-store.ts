@@ -48,6 +48,14 @@ export class CachedTokenStore implements TokenStore {
     }
   }
 
+  async createFirst(acls: readonly string[]): Promise<CreatedToken | null> {
+    try {
+      return await this.inner.createFirst(acls);
+    } finally {
+      this.forget();
+    }
+  }
+
   async ensure(token: string, acls: readonly string[]): Promise<void> {
     try {
       await this.inner.ensure(token, acls);

@@ -48,6 +48,18 @@ export class SqlTokenStore implements TokenStore {
     return { token, id: rows[0]!.id };
   }
 
+  async createFirst(acls: readonly string[]): Promise<CreatedToken | null> {
+    const token = newToken();
+    // One statement: the history's row is the claim, and a second instance
+    // waits on it, then finds it taken and makes nothing.
+    const rows = await this.sql.query<{ id: string }>(
+      `WITH first AS (INSERT INTO token_history DEFAULT VALUES ON CONFLICT DO NOTHING RETURNING 1)
+       INSERT INTO tokens (token_hash, acls, expires_at) SELECT $1, $2, NULL FROM first RETURNING id`,
+      [hashToken(token), [...acls]],
+    );
+    return rows[0] === undefined ? null : { token, id: rows[0].id };
+  }
+
   async ensure(token: string, acls: readonly string[]): Promise<void> {
     const hash = hashToken(token);
     // Read first: on most starts the token is there already and nothing is

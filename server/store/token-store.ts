@@ -27,6 +27,12 @@ export interface TokenStore {
    * made, if any. Throws when this value is one a later value replaced.
    */
   ensure(token: string, acls: readonly string[]): Promise<void>;
+  /**
+   * Creates a token with these ACLs and no expiry only if this deployment
+   * never had a token (revoked ones count: migration 10); null otherwise.
+   * Several instances starting at once make at most one.
+   */
+  createFirst(acls: readonly string[]): Promise<CreatedToken | null>;
   /** Returns whether a token was revoked. */
   revoke(token: string): Promise<boolean>;
   /** Revokes the token with this id; returns whether there was one. */
