@@ -4,7 +4,7 @@ import type { Config } from "./config/config.js";
 import type { Database } from "./db/sql.js";
 import type { PgliteThread } from "./db/threaded-pglite.js";
 import { migrate } from "./db/migrations.js";
-import { PathFailure } from "./failure.js";
+import { describeFailure, PathFailure } from "./failure.js";
 import { shownUrl } from "./shown-url.js";
 import { instrumentedDatabase } from "./db/instrumented.js";
 import { NO_METRICS, type Metrics } from "./ops/metrics.js";
@@ -46,13 +46,13 @@ export async function openStores(config: Config, logger: Logger, options: Stores
   const postgres = config.databaseUrl;
   const opened = postgres
     ? await (await import("./db/postgres.js")).openPostgres(postgres, { timeoutMs: config.dbTimeoutMs }).catch((err: unknown) => {
-        throw onPostgres("connect to", postgres, err);
+        throw onPostgres("connect to", postgres, err, config.dbTimeoutMs);
       })
     : await (options.pgliteThread ?? (await import("./db/threaded-pglite.js")).startPgliteThread()).open(config.dataDir);
   const db = metrics === NO_METRICS ? opened : instrumentedDatabase(opened, metrics);
   try {
     const applied = await migrate(db).catch((err: unknown) => {
-      throw postgres ? onPostgres("migrate", postgres, err) : err;
+      throw postgres ? onPostgres("migrate", postgres, err, config.dbTimeoutMs) : err;
     });
     // An upgrade's schema change is worth a line: a rollback would need it undone.
     if (applied.length > 0) logger.info({ migrations: applied }, `database schema migrated to version ${applied.at(-1)}`);
@@ -83,6 +83,8 @@ export async function openStores(config: Config, logger: Logger, options: Stores
  * (AGENTD_DATABASE_URL): permission denied for schema public`, the URL
  * without its secrets (shownUrl).
  */
-function onPostgres(step: string, url: string, err: unknown): PathFailure {
-  return new PathFailure(step, `the database ${shownUrl(url)} (AGENTD_DATABASE_URL)`, err);
+function onPostgres(step: string, url: string, err: unknown, timeoutMs: number): PathFailure {
+  // A time-out may be the setting's as much as the database's: name it too.
+  const within = /time(d )?out/i.test(describeFailure(err)) ? ` within ${timeoutMs} ms (AGENTD_DB_TIMEOUT)` : "";
+  return new PathFailure(step, `the database ${shownUrl(url)} (AGENTD_DATABASE_URL)${within}`, err);
 }

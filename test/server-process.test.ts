@@ -21,6 +21,7 @@ import { freePort } from "../devkit/ports.js";
 import { repoRoot } from "../devkit/root.js";
 import { freshPostgres, postgresTestUrl, type TestDatabase } from "./helpers/databases.js";
 import { runAgentd, spawnAgentd, type AgentdProcess } from "./helpers/process.js";
+import { startTcpProxy } from "./helpers/tcp-proxy.js";
 import { ADMIN_TOKEN, startTestServer, type TestServer } from "./helpers/server.js";
 
 /** `agentd <args>` with this data directory, run to completion; `input` on its standard input. */
@@ -454,6 +455,7 @@ describe("the admin CLI without a running server", () => {
       const first = await agentd(["token", "list"], fresh);
       expect(first.code, first.stderr).toBe(0);
       expect(first.stderr).toContain(`agentd: no embedded database in ${path.resolve(fresh)} yet: creating a new one`);
+      expect(first.stderr).toContain("AGENTD_DATABASE_URL is set neither in the environment nor in");
       const second = await agentd(["token", "list"], fresh);
       expect(second.code, second.stderr).toBe(0);
       expect(second.stderr).not.toContain("no embedded database");
@@ -618,6 +620,23 @@ describe("start-up failures name the path and the system's reason, and exit 1", 
     await expectRefused(path.join(file, "data"), `agentd: cannot open the data directory ${path.join(file, "data")}: ENOTDIR: not a directory`);
   });
 
+  // Found by an operator: on PostgreSQL, where the data directory holds only
+  // the generated certificate, a bare "EACCES: … mkdir" named neither.
+  it("on PostgreSQL, a data directory where the generated certificate cannot be made: the certificate, the variables and the system's reason", async () => {
+    const file = path.join(tmp, "a-file-not-a-folder");
+    writeFileSync(file, "not a directory\n");
+    const dataDir = path.join(file, "data");
+    const result = await runAgentd(
+      ["serve"],
+      { AGENTD_DATABASE_URL: `postgres://agentd@127.0.0.1:${await freePort()}/agentd`, AGENTD_DATA_DIR: dataDir, AGENTD_PORT: "0", AGENTD_OPS_PORT: "0" },
+      { cwd: tmp, timeoutMs: 30_000 },
+    );
+    expect(result.stderr).toMatch(
+      new RegExp(`^agentd: cannot read or create the self-signed certificate in ${path.join(dataDir, "tls").replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} \\(AGENTD_DATA_DIR; or set AGENTD_TLS_CERT and AGENTD_TLS_KEY\\): ENOTDIR`, "m"),
+    );
+    expect(result.code).toBe(1);
+  });
+
   it("a regular file where its run/ folder should be", async () => {
     const dataDir = path.join(tmp, "run-is-a-file");
     mkdirSync(dataDir, { mode: 0o700 });
@@ -639,6 +658,25 @@ describe("start-up failures name the path and the system's reason, and exit 1", 
     );
     expect(result.stderr).not.toMatch(/^\s+at /m);
     expect(result.code).toBe(1);
+  });
+
+  // Found by an operator: AGENTD_DB_TIMEOUT=5 (read as 5 ms) was blamed on the database alone.
+  it("a database that does not answer within AGENTD_DB_TIMEOUT: the time-out's variable named beside the database's", async () => {
+    const proxy = await startTcpProxy({ port: 5432 });
+    try {
+      await proxy.cut("blackhole");
+      const result = await runAgentd(
+        ["serve"],
+        { AGENTD_DATABASE_URL: `postgres://agentd@127.0.0.1:${proxy.port}/agentd`, AGENTD_DB_TIMEOUT: "300ms", AGENTD_PORT: "0", AGENTD_OPS_PORT: "0" },
+        { cwd: tmp, timeoutMs: 30_000 },
+      );
+      expect(result.stderr).toMatch(
+        new RegExp(`^agentd: cannot connect to the database postgres://agentd@127\\.0\\.0\\.1:${proxy.port}/agentd \\(AGENTD_DATABASE_URL\\) within 300 ms \\(AGENTD_DB_TIMEOUT\\): database unavailable: .*time`, "m"),
+      );
+      expect(result.code).toBe(1);
+    } finally {
+      await proxy.close();
+    }
   });
 
   // Found by an operator: "permission denied for schema public" named neither the step nor the variable.
@@ -663,6 +701,41 @@ describe("start-up failures name the path and the system's reason, and exit 1", 
     } finally {
       await db.query(`DROP ROLE IF EXISTS ${role}`);
       await db.close();
+      await database.cleanup();
+    }
+  });
+
+  // Found by an operator: a role granted only the tables served, then
+  // answered 500 to every pause that records an event (its outbox row is
+  // numbered by a sequence). The README's grants, exactly.
+  it.runIf(postgresTestUrl() !== undefined)("a PostgreSQL role with the README's grants serves once the owner has migrated: reads, and a pause that records an event", async () => {
+    const database = await freshPostgres();
+    const owner = await database.openMigrated();
+    const role = `agentd_rw_${Date.now()}`;
+    try {
+      await owner.query(`INSERT INTO agents (id, number, extension, context, logged, paused, paused_reason, state_interface) VALUES (1, '1001', '1001', 'default', true, false, NULL, 'SIP/a')`);
+      await owner.query(`CREATE ROLE ${role} LOGIN PASSWORD 'rw'`);
+      await owner.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${role}`);
+      await owner.query(`GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO ${role}`);
+      const url = new URL(database.location);
+      url.username = role;
+      url.password = "rw";
+      const served = await spawnAgentd(
+        { AGENTD_DATABASE_URL: url.href, AGENTD_ADMIN_TOKEN: ADMIN_TOKEN, AGENTD_WEBHOOK_URLS: `http://127.0.0.1:${await freePort()}/hooks`, AGENTD_WEBHOOK_SECRET: `whsec_${Buffer.alloc(32, 7).toString("base64")}` },
+        { cwd: tmp },
+      );
+      try {
+        expect((await served.call("GET", "/agents/by-number/1001", { token: ADMIN_TOKEN })).status).toBe(200);
+        const paused = await served.call("POST", "/agents/by-number/1001/pause", { token: ADMIN_TOKEN, body: { reason: "granted" } });
+        expect(paused.status, paused.text).toBe(204);
+        expect(await owner.query("SELECT 1 FROM event_outbox")).toHaveLength(1);
+      } finally {
+        await served.kill("SIGTERM");
+      }
+    } finally {
+      await owner.query(`DROP OWNED BY ${role}`);
+      await owner.query(`DROP ROLE IF EXISTS ${role}`);
+      await owner.close();
       await database.cleanup();
     }
   });

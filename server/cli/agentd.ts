@@ -160,7 +160,10 @@ async function admin(request: AdminRequest): Promise<AdminResponse> {
   // Run from the wrong directory, a command would otherwise work on a new
   // database of its own, which the server never sees, without a word.
   const announce = (dataDir: string) =>
-    stdio.stderr.write(`agentd: no embedded database in ${path.resolve(dataDir)} yet: creating a new one (AGENTD_DATA_DIR says which data directory to use)\n`);
+    stdio.stderr.write(
+      `agentd: no embedded database in ${path.resolve(dataDir)} yet: creating a new one ` +
+        `(AGENTD_DATABASE_URL is set neither in the environment nor in ${path.join(process.cwd(), ".env")}; AGENTD_DATA_DIR says which data directory to use)\n`,
+    );
   return dispatchAdmin(configFromEnvironment(), createLogger(stdio.stderr, "warn"), request, announce);
 }
 

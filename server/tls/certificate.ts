@@ -2,6 +2,7 @@ import { X509Certificate, createPrivateKey, randomBytes } from "node:crypto";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { SecureContextOptions, TlsOptions } from "node:tls";
+import { PathFailure } from "../failure.js";
 
 /** Plain HTTP and TLS below 1.2 are never offered. */
 export const MIN_TLS_VERSION = "TLSv1.2" as const;
@@ -87,7 +88,13 @@ export async function loadOrCreateCertificate(source: CertificateSource): Promis
     const fingerprint256 = checkPair(cert, key, { cert: `AGENTD_TLS_CERT (${certPath})`, key: `AGENTD_TLS_KEY (${keyPath})` });
     return { cert, key, certPath, keyPath, fingerprint256, generated: false, validityProblem: validityProblem(cert, Date.now()) };
   }
-  return loadOrGenerate(source.dataDir);
+  return loadOrGenerate(source.dataDir).catch((error: unknown) => {
+    // A file the system refused (EACCES, ENOTDIR: a data directory the
+    // service's user cannot write, typically on PostgreSQL, where nothing
+    // else is kept there): say which certificate, and the two ways out.
+    if (typeof (error as { code?: unknown }).code !== "string") throw error;
+    throw new PathFailure("read or create the self-signed certificate in", `${join(source.dataDir, "tls")} (AGENTD_DATA_DIR; or set AGENTD_TLS_CERT and AGENTD_TLS_KEY)`, error);
+  });
 }
 
 async function loadOrGenerate(dataDir: string): Promise<CertificateMaterial> {
