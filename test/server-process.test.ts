@@ -328,6 +328,21 @@ describe("agentd serve on the embedded defaults", () => {
     }
   });
 
+  it("exits 1 at once on a second signal during its drain, saying why on standard error", async () => {
+    const own = mkdtempSync(path.join(tmpdir(), "agentd-twice-"));
+    try {
+      await ownDataDir(own);
+      const draining = await spawnAgentd({ AGENTD_DATA_DIR: own, AGENTD_DRAIN_DELAY: "30s", AGENTD_LOG_LEVEL: "info" }, { cwd: own });
+      draining.child.kill("SIGTERM");
+      await vi.waitFor(() => expect(draining.logs()).toContain('"msg":"shutting down"'), { timeout: 30_000, interval: 50 });
+      const ended = await draining.kill("SIGINT");
+      expect(ended.code).toBe(1);
+      expect(draining.output()).toContain("agentd: SIGINT again while shutting down: exiting now, without waiting for requests in flight");
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
+
   // Revoking every token is a lock-down: a start that then made and printed
   // a new agentd.# token (to a journal, say) would undo it.
   it("logs its start and the first admin token's id (never the token); once every token is revoked, a restart makes none and says how to make one", async () => {

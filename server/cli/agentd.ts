@@ -129,7 +129,11 @@ async function serve(): Promise<number> {
     let stopping = false;
     const stop = (signal: NodeJS.Signals) => {
       // A second signal while the first stop waits for requests or the database: the operator insists.
-      if (stopping) process.exit(FAILURE);
+      if (stopping) {
+        // Said, so that a log ending without "stopped" tells why.
+        stdio.stderr.write(`agentd: ${signal} again while shutting down: exiting now, without waiting for requests in flight\n`);
+        process.exit(FAILURE);
+      }
       stopping = true;
       logger.info({ signal }, "shutting down");
       // Whatever else hangs, the process ends within this bound (the log is never what hangs).
