@@ -254,7 +254,12 @@ function isPreflight(req: http.IncomingMessage): boolean {
   return req.method === "OPTIONS" && req.headers["access-control-request-method"] !== undefined;
 }
 
-/** A browser's CORS preflight, answered as Prism answers one: whatever was asked, allowed. */
+/**
+ * A browser's CORS preflight: any origin and any request header allowed,
+ * as by Prism, and the contract's methods, as by the server. Every
+ * preflight is answered here, so Prism's own CORS options (`--cors`) do
+ * not apply to them.
+ */
 function preflight(req: http.IncomingMessage, res: http.ServerResponse): void {
   const asked = req.headers["access-control-request-headers"];
   res.writeHead(204, {
@@ -310,8 +315,14 @@ function withoutTrailingSlash(url: string): string {
   return path.slice(0, -1) + (at < 0 ? "" : url.slice(at));
 }
 
-/** `example=<name>` in a `Prefer`, the name in group 2. */
-const PREFERRED_EXAMPLE = /(^|[,;\s])example\s*=\s*"?([^",;\s]*)/i;
+/** The name `example=<name>` asks for in a `Prefer`, read as takeDelay reads `delay`; undefined when absent. */
+function preferredExample(prefer: string | undefined): string | undefined {
+  for (const part of (prefer ?? "").split(",")) {
+    const match = /^example\s*=\s*"?([^"]*)"?$/i.exec(part.trim());
+    if (match !== null) return match[1];
+  }
+  return undefined;
+}
 
 /** The CORS headers of an answer of Prism's, kept on the answer the front door gives instead. */
 function corsOf(reply: http.IncomingMessage): http.OutgoingHttpHeaders {
@@ -336,7 +347,7 @@ function forward(req: http.IncomingMessage, res: http.ServerResponse, target: UR
   }
   const path = `${target.pathname.replace(/\/$/, "")}${req.url ?? "/"}`;
   const upstream = http.request({ host: target.hostname, port: target.port, method: req.method, path, headers }, (reply) => {
-    const example = reply.statusCode === 204 ? PREFERRED_EXAMPLE.exec(prefer ?? "")?.[2] : undefined;
+    const example = reply.statusCode === 204 ? preferredExample(prefer) : undefined;
     if (example !== undefined) {
       // Prism ignores an example name when the answer has no body: the
       // client asked for an answer it does not get, so say so, as for a

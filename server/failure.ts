@@ -47,7 +47,8 @@ function systemReason(err: unknown, where?: string): string {
   return `${code}: ${description ?? (err as Error).message}${beside}`;
 }
 
-function codeOf(err: unknown): string | undefined {
+/** A system error's code (`ENOENT`, `EACCES`…), undefined for any other thrown value. */
+export function codeOf(err: unknown): string | undefined {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === "string" && /^E[A-Z0-9]+$/.test(code) ? code : undefined;
 }

@@ -268,8 +268,9 @@ async function firstAdminToken(config: Config, stores: Stores, logger: Logger): 
     logger.info({ tokenId: first.id, acls: ["agentd.#"] }, "first admin token created, shown once on standard error");
     return first.token;
   }
-  if ((await stores.tokens.count()) === 0) {
-    logger.warn("no token exists (every one was revoked): every request is refused 401 until one is made with `agentd token create`");
+  const now = Date.now();
+  if ((await stores.tokens.list()).every((token) => token.expiresAt !== null && token.expiresAt.getTime() <= now)) {
+    logger.warn("no token is left that has not expired or been revoked: every request is refused 401 until one is made with `agentd token create`");
   }
   return null;
 }

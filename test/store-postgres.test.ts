@@ -35,7 +35,7 @@ describe.skipIf(postgresTestUrl() === undefined)("PostgreSQL specifics", () => {
   it("three instances migrating at once apply each migration exactly once", async () => {
     const dbs = await Promise.all([t.open(), t.open(), t.open()]);
     const applied = await Promise.all(dbs.map((db) => migrate(db)));
-    expect(applied.flat().sort()).toEqual(MIGRATIONS.map((_, i) => i + 1));
+    expect(applied.flat().sort((a, b) => a - b)).toEqual(MIGRATIONS.map((_, i) => i + 1));
     expect(applied.filter((a) => a.length > 0)).toHaveLength(1);
     const [db] = dbs;
     expect(await db.query("SELECT version FROM schema_migrations")).toHaveLength(MIGRATIONS.length);

@@ -417,6 +417,11 @@ describe.each(kinds)("store on $kind", ({ fresh, available }) => {
       expect(await tokens.count()).toBe(0);
       expect(await tokens.createFirst(["agentd.#"])).toBeNull();
 
+      // An INSERT that adds no row (as a data-only restore of no token) is not a token made.
+      await db.query("DELETE FROM token_history");
+      await db.query("INSERT INTO tokens (token_hash, acls) SELECT token_hash, acls FROM tokens WHERE false");
+      expect(await db.query("SELECT 1 FROM token_history")).toHaveLength(0);
+
       // Any other way a token is made counts as having had one.
       for (const make of [() => tokens.create(["agentd.agents.read"], null), () => tokens.ensure("scripted-admin-token-0123456789", ["agentd.#"])]) {
         await db.query("DELETE FROM tokens");
@@ -437,6 +442,23 @@ describe.each(kinds)("store on $kind", ({ fresh, available }) => {
         await migrate(older);
         await older.query("DELETE FROM tokens");
         expect(await new SqlTokenStore(older).createFirst(["agentd.#"])).toBeNull();
+      } finally {
+        await older.close();
+        await other.cleanup();
+      }
+    });
+
+    it("tokens: a deployment whose AGENTD_ADMIN_TOKEN was replaced has had one, though no token is left (migration 10)", async () => {
+      const other = await fresh();
+      const older = await other.open();
+      try {
+        await migrate(older, MIGRATIONS.slice(0, 9));
+        const tokens = new SqlTokenStore(older);
+        await tokens.ensure("first-value-of-the-variable-0123", ["agentd.#"]);
+        await tokens.ensure("second-value-of-the-variable-0123", ["agentd.#"]);
+        await older.query("DELETE FROM tokens");
+        await migrate(older);
+        expect(await tokens.createFirst(["agentd.#"])).toBeNull();
       } finally {
         await older.close();
         await other.cleanup();

@@ -123,16 +123,19 @@ async function serve(): Promise<number> {
       `  Try it:       curl --cacert ${server.certPath} -H "X-Auth-Token: ${server.adminToken}" ${server.url}/agents`,
     );
   }
-  stdio.stderr.write(lines.join("\n") + "\n\n");
-
-  return new Promise<number>((resolve) => {
+  // The stop is in place before the banner tells anyone the server is up: a
+  // signal sent on reading it must drain, not find Node's default (exit).
+  const stopped = new Promise<number>((resolve) => {
     let stopping = false;
     const stop = (signal: NodeJS.Signals) => {
       // A second signal while the first stop waits for requests or the database: the operator insists.
       if (stopping) {
-        // Said, so that a log ending without "stopped" tells why.
+        // Said, in the log too, so that a log ending without "stopped" tells
+        // why; given the final flush's bound to leave, as a clean stop is.
+        logger.warn({ signal }, "signal again while shutting down: exiting now, without waiting for requests in flight");
         stdio.stderr.write(`agentd: ${signal} again while shutting down: exiting now, without waiting for requests in flight\n`);
-        process.exit(FAILURE);
+        void Promise.all([stdio.stdout.flushWithin(FINAL_FLUSH_MS), stdio.stderr.flushWithin(FINAL_FLUSH_MS)]).finally(() => process.exit(FAILURE));
+        return;
       }
       stopping = true;
       logger.info({ signal }, "shutting down");
@@ -157,6 +160,8 @@ async function serve(): Promise<number> {
     process.on("SIGTERM", stop);
     process.on("SIGINT", stop);
   });
+  stdio.stderr.write(lines.join("\n") + "\n\n");
+  return stopped;
 }
 
 /** Runs an admin command: through the running server, or here (admin/dispatch.ts). */

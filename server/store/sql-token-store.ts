@@ -50,11 +50,10 @@ export class SqlTokenStore implements TokenStore {
 
   async createFirst(acls: readonly string[]): Promise<CreatedToken | null> {
     const token = newToken();
-    // One statement: the history's row is the claim, and a second instance
-    // waits on it, then finds it taken and makes nothing.
+    // One statement: the claim (migration 10) and the token are written
+    // together or not at all; once claimed, it only reads.
     const rows = await this.sql.query<{ id: string }>(
-      `WITH first AS (INSERT INTO token_history DEFAULT VALUES ON CONFLICT DO NOTHING RETURNING 1)
-       INSERT INTO tokens (token_hash, acls, expires_at) SELECT $1, $2, NULL FROM first RETURNING id`,
+      "INSERT INTO tokens (token_hash, acls, expires_at) SELECT $1, $2, NULL WHERE token_history_claim() RETURNING id",
       [hashToken(token), [...acls]],
     );
     return rows[0] === undefined ? null : { token, id: rows[0].id };

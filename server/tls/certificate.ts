@@ -2,7 +2,7 @@ import { X509Certificate, createPrivateKey, randomBytes } from "node:crypto";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { SecureContextOptions, TlsOptions } from "node:tls";
-import { PathFailure } from "../failure.js";
+import { codeOf, PathFailure } from "../failure.js";
 
 /** Plain HTTP and TLS below 1.2 are never offered. */
 export const MIN_TLS_VERSION = "TLSv1.2" as const;
@@ -92,7 +92,7 @@ export async function loadOrCreateCertificate(source: CertificateSource): Promis
     // A file the system refused (EACCES, ENOTDIR: a data directory the
     // service's user cannot write, typically on PostgreSQL, where nothing
     // else is kept there): say which certificate, and the two ways out.
-    if (typeof (error as { code?: unknown }).code !== "string") throw error;
+    if (codeOf(error) === undefined) throw error;
     throw new PathFailure("read or create the self-signed certificate in", `${join(source.dataDir, "tls")} (AGENTD_DATA_DIR; or set AGENTD_TLS_CERT and AGENTD_TLS_KEY)`, error);
   });
 }

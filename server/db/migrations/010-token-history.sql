@@ -5,6 +5,13 @@
 -- again: the lock-down undone, and a new token with agentd.# printed to
 -- wherever the output goes (a journal, `docker logs`). Now only a
 -- deployment that never had a token makes one (SqlTokenStore.createFirst).
+--
+-- On PostgreSQL the serving role may be one granted only the tables that
+-- existed when the operator granted them (README): the two functions
+-- below run with their owner's rights (the role that migrated), so such a
+-- role needs no grant on this table, and an upgrade does not break its
+-- starts or its `agentd token create`. Their search_path is the
+-- migration's, so the table they name is this one, whatever the schema.
 
 -- One row, once any token was made.
 CREATE TABLE token_history (
@@ -13,15 +20,36 @@ CREATE TABLE token_history (
      );
 
 -- Every way a token is made (token create, AGENTD_ADMIN_TOKEN, the first
--- admin token) inserts into tokens: the row is written there, once.
-CREATE FUNCTION token_history_note() RETURNS trigger LANGUAGE plpgsql AS $$
+-- admin token, an older instance during a rolling upgrade) inserts into
+-- tokens; an INSERT or COPY that adds no row writes nothing here.
+CREATE FUNCTION token_history_note() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
      BEGIN
-       INSERT INTO token_history DEFAULT VALUES ON CONFLICT DO NOTHING;
+       IF EXISTS (SELECT 1 FROM made) THEN
+         INSERT INTO token_history DEFAULT VALUES ON CONFLICT DO NOTHING;
+       END IF;
        RETURN NULL;
      END $$;
 
-CREATE TRIGGER tokens_noted AFTER INSERT ON tokens FOR EACH STATEMENT EXECUTE FUNCTION token_history_note();
+CREATE TRIGGER tokens_noted AFTER INSERT ON tokens
+       REFERENCING NEW TABLE AS made FOR EACH STATEMENT EXECUTE FUNCTION token_history_note();
 
--- A deployment that has a token had one. One whose tokens were all revoked
--- before this migration cannot be told from a new one.
-INSERT INTO token_history (first_made_at) SELECT min(created_at) FROM tokens HAVING count(*) > 0;
+-- True for the one caller that writes the row, in a deployment that never
+-- had a token; false for everyone after, without a write. A second
+-- instance claiming at the same time waits on the row, then finds it
+-- taken. Called in the same statement as the token's INSERT, so the row
+-- and the token are written together or not at all.
+CREATE FUNCTION token_history_claim() RETURNS boolean LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
+     BEGIN
+       IF EXISTS (SELECT 1 FROM token_history) THEN
+         RETURN false;
+       END IF;
+       INSERT INTO token_history DEFAULT VALUES ON CONFLICT DO NOTHING;
+       RETURN FOUND;
+     END $$;
+
+-- A deployment with a token, or whose AGENTD_ADMIN_TOKEN was ever replaced
+-- (migration 8), had one. One whose tokens were all revoked before this
+-- migration, with no replaced variable, cannot be told from a new one.
+INSERT INTO token_history (first_made_at)
+       SELECT coalesce(min(created_at), now()) FROM tokens
+       HAVING count(*) > 0 OR EXISTS (SELECT 1 FROM retired_admin_tokens);
