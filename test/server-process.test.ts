@@ -337,6 +337,8 @@ describe("agentd serve on the embedded defaults", () => {
       draining.child.kill("SIGTERM");
       // At once: the stop is in place before the banner that spawnAgentd waited for.
       await vi.waitFor(() => expect(draining.logs()).toContain('"msg":"shutting down"'), { timeout: 30_000, interval: 50 });
+      // Still draining (30 s): the exit below is the second signal's.
+      expect(draining.alive()).toBe(true);
       const ended = await draining.kill("SIGINT");
       expect(ended.code).toBe(1);
       expect(draining.output()).toContain("agentd: SIGINT again while shutting down: exiting now, without waiting for requests in flight");
@@ -351,6 +353,7 @@ describe("agentd serve on the embedded defaults", () => {
   it("logs its start and the first admin token's id (never the token); once every token is revoked, a restart makes none and says how to make one", async () => {
     const firstLines = served.logs().trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(firstLines).toContainEqual(expect.objectContaining({ level: 30, msg: "serving", url: `https://127.0.0.1:${port}/1.0` }));
+    expect(served.logs()).not.toContain(adminToken);
     const created = firstLines.find((line) => String(line.msg).startsWith("first admin token created"));
     expect(created).toMatchObject({ level: 30, acls: ["agentd.#"] });
     const ids = JSON.parse((await agentd(["token", "list", "--json"], dataDir)).stdout).map((t: { id: string }) => t.id) as string[];

@@ -83,6 +83,32 @@ describe.skipIf(postgresTestUrl() === undefined)("PostgreSQL specifics", () => {
     expect(lines).toEqual([]);
   });
 
+  // The token history's functions run with the migrating role's rights
+  // (migration 10): a caller's temporary table of the same name must not
+  // take the place of the real one, or any role that can connect would
+  // run its own code with those rights.
+  it("the token history's functions use the migrated table, not a caller's temporary one of the same name", async () => {
+    const owner = await t.openMigrated();
+    const role = `agentd_tmp_${Date.now()}`;
+    await owner.query(`CREATE ROLE ${role} LOGIN PASSWORD 'tmp'`);
+    const url = new URL(t.location);
+    url.username = role;
+    url.password = "tmp";
+    const caller = new pg.Client({ connectionString: url.href });
+    try {
+      await caller.connect();
+      await caller.query("CREATE TEMP TABLE token_history (one_row boolean PRIMARY KEY DEFAULT true, first_made_at timestamptz NOT NULL DEFAULT now())");
+      const claimed = await caller.query<{ claimed: boolean }>("SELECT token_history_claim() AS claimed");
+      expect(claimed.rows).toEqual([{ claimed: true }]);
+      expect((await caller.query("SELECT 1 FROM pg_temp.token_history")).rows).toEqual([]);
+      expect(await owner.query("SELECT 1 AS one FROM token_history")).toEqual([{ one: 1 }]);
+    } finally {
+      await caller.end();
+      await owner.query(`DROP ROLE IF EXISTS ${role}`);
+      await owner.close();
+    }
+  });
+
   it("two stores on two pools see each other's pauses, also when pausing concurrently", async () => {
     const [a, b] = [await t.openMigrated(), await t.openMigrated()];
     const agents = Array.from({ length: 10 }, (_, i) => loggedIn(i + 1));

@@ -101,10 +101,8 @@ async function serve(): Promise<number> {
     `  events:      ${sinkSummaries(config.events).join("; ") || "none (AGENTD_WEBHOOK_URLS, AGENTD_BUS_URL)"}`,
     `  operator:    ${server.opsUrl ? `${server.opsUrl} (/healthz, /readyz, /metrics)` : "off (AGENTD_OPS_PORT=off)"}`,
   ];
-  // The banner is for a terminal; a pipeline that ships the JSON log sees the start, and an exposed listener, too.
-  logger.info({ url: server.url, version: VERSION, opsUrl: server.opsUrl }, "serving");
-  if (server.opsUrl && !isLoopback(config.opsHost)) {
-    logger.warn({ opsHost: config.opsHost }, "the operator listener is not on loopback: anyone who reaches it reads the metrics (AGENTD_OPS_HOST)");
+  const exposed = server.opsUrl !== null && !isLoopback(config.opsHost);
+  if (exposed) {
     lines.push(
       "",
       `  Warning: the operator listener is bound to ${config.opsHost}, not loopback. It serves plain HTTP without`,
@@ -128,14 +126,15 @@ async function serve(): Promise<number> {
   const stopped = new Promise<number>((resolve) => {
     let stopping = false;
     const stop = (signal: NodeJS.Signals) => {
-      // A second signal while the first stop waits for requests or the database: the operator insists.
+      // A second signal while the first stop waits for requests, the
+      // database or a log output nobody reads (the final flush): the
+      // operator insists, so the process ends at once. Said first, in the
+      // log too, so that a log ending without "stopped" tells why; an
+      // output that is stuck may lose it (log-output.test.ts).
       if (stopping) {
-        // Said, in the log too, so that a log ending without "stopped" tells
-        // why; given the final flush's bound to leave, as a clean stop is.
         logger.warn({ signal }, "signal again while shutting down: exiting now, without waiting for requests in flight");
         stdio.stderr.write(`agentd: ${signal} again while shutting down: exiting now, without waiting for requests in flight\n`);
-        void Promise.all([stdio.stdout.flushWithin(FINAL_FLUSH_MS), stdio.stderr.flushWithin(FINAL_FLUSH_MS)]).finally(() => process.exit(FAILURE));
-        return;
+        process.exit(FAILURE);
       }
       stopping = true;
       logger.info({ signal }, "shutting down");
@@ -160,6 +159,9 @@ async function serve(): Promise<number> {
     process.on("SIGTERM", stop);
     process.on("SIGINT", stop);
   });
+  // The banner is for a terminal; a pipeline that ships the JSON log sees the start, and an exposed listener, too.
+  logger.info({ url: server.url, version: VERSION, opsUrl: server.opsUrl }, "serving");
+  if (exposed) logger.warn({ opsHost: config.opsHost }, "the operator listener is not on loopback: anyone who reaches it reads the metrics (AGENTD_OPS_HOST)");
   stdio.stderr.write(lines.join("\n") + "\n\n");
   return stopped;
 }

@@ -10,14 +10,20 @@
 -- existed when the operator granted them (README): the two functions
 -- below run with their owner's rights (the role that migrated), so such a
 -- role needs no grant on this table, and an upgrade does not break its
--- starts or its `agentd token create`. Their search_path is the
--- migration's, so the table they name is this one, whatever the schema.
+-- starts or its `agentd token create`.
 
 -- One row, once any token was made.
 CREATE TABLE token_history (
        one_row boolean PRIMARY KEY DEFAULT true CHECK (one_row),
        first_made_at timestamptz NOT NULL DEFAULT now()
      );
+
+-- A function with its owner's rights must not find a caller's objects
+-- first: by default PostgreSQL looks in the caller's temporary schema
+-- before any other, where anyone may create a table of the same name. The
+-- functions keep the path set here for this transaction (FROM CURRENT):
+-- the schema being migrated, then the temporary schema, last.
+SELECT pg_catalog.set_config('search_path', pg_catalog.quote_ident(pg_catalog.current_schema()) || ', pg_temp', true);
 
 -- Every way a token is made (token create, AGENTD_ADMIN_TOKEN, the first
 -- admin token, an older instance during a rolling upgrade) inserts into
