@@ -8,10 +8,8 @@ import { chromium } from "playwright-core";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run } from "../devkit/run.js";
-import { repoRoot } from "../devkit/root.js";
-import { envWithoutAgentd } from "../devkit/child-env.js";
 import { expectValid, loadContract } from "./helpers/contract.js";
-import { groupAlive } from "./helpers/prism.js";
+import { groupAlive, runMockScript } from "./helpers/prism.js";
 import { startStatefulMockProcess, type StatefulMockProcess } from "./helpers/stateful-mock.js";
 import { consume, ensureRabbit, RABBIT_URL, type BusConsumer } from "./helpers/rabbit.js";
 import { startWebhookReceiver, type WebhookReceiver } from "./helpers/webhook-receiver.js";
@@ -473,13 +471,9 @@ describe("npm run mock -- --stateful refuses what it cannot do, before listening
     ["a real database", [], { AGENTD_DATABASE_URL: "postgres://postgres@127.0.0.1:5432/test" }, /AGENTD_DATABASE_URL is set/],
     ["an option it does not know", ["--dynamic"], {}, /--dynamic/],
   ];
-  // The script npm run mock runs, without npm in front: the refusals are the script's.
+  // The refusals are the script's own (runMockScript: without npm in front).
   it.each(refusals)("%s: exit 2, naming it", async (_what, args, env, message) => {
-    const result = await run(process.execPath, ["--import", "tsx", "scripts/mock.ts", "--stateful", "--port", "0", ...args], {
-      cwd: repoRoot,
-      env: { ...envWithoutAgentd(), ...env },
-      timeoutMs: 60_000,
-    });
+    const result = await runMockScript(["--stateful", ...args], env);
     expect(result.code, result.stdout + result.stderr).toBe(2);
     expect(result.stderr).toMatch(message);
     expect(result.stdout).not.toContain("agentd stateful mock on");

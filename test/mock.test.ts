@@ -4,11 +4,8 @@ import http from "node:http";
 import { request } from "undici";
 import { BASE_PATH } from "../server/contract.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { envWithoutAgentd } from "../devkit/child-env.js";
-import { repoRoot } from "../devkit/root.js";
-import { run } from "../devkit/run.js";
 import { contractFrom, expectValid, loadContract } from "./helpers/contract.js";
-import { groupAlive, startPrism } from "./helpers/prism.js";
+import { groupAlive, runMockScript, startPrism } from "./helpers/prism.js";
 import type { PrismHandle } from "./helpers/prism.js";
 
 const contract = loadContract();
@@ -448,9 +445,9 @@ describe("npm run mock (the stateless mock) refuses what it cannot do, before li
     ["a delay that is not a duration", ["--delay", "soon"], /--delay soon/],
     ["a delay over 10 s", ["--delay", "11s"], /--delay 11s: at most 10000 ms/],
   ];
-  // The script npm run mock runs, without npm in front: the refusals are the script's, not Prism's help.
+  // The refusals are the script's, not Prism's help.
   it.each(refusals)("%s: exit 2, naming it", async (_what, args, message) => {
-    const result = await run(process.execPath, ["--import", "tsx", "scripts/mock.ts", "--port", "0", ...args], { cwd: repoRoot, env: envWithoutAgentd(), timeoutMs: 60_000 });
+    const result = await runMockScript(args);
     expect(result.code, result.stdout + result.stderr).toBe(2);
     expect(result.stderr).toMatch(message);
     expect(result.stderr).not.toContain("prism mock");

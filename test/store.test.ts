@@ -370,11 +370,11 @@ describe.each(kinds)("store on $kind", ({ fresh, available }) => {
       expect(await new SqlTokenStore(db).find(token)).toEqual({ id, acls: ["agentd.agents.read"], expiresAt: null });
     });
 
-    it("tokens: only the SHA-256 is stored; find, ensure, revoke, count", async () => {
+    it("tokens: only the SHA-256 is stored; find, ensure, revoke, list", async () => {
       await db.query("DELETE FROM tokens");
       const now = Date.UTC(2030, 0, 1);
       const tokens = new SqlTokenStore(db, () => now);
-      expect(await tokens.count()).toBe(0);
+      expect((await tokens.list()).length).toBe(0);
 
       const { token, id } = await tokens.create(["agentd.agents.read", "agentd.agents.by-id.*.read"], 3600);
       expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -393,14 +393,14 @@ describe.each(kinds)("store on $kind", ({ fresh, available }) => {
       await tokens.ensure(admin, ["agentd.agents.read"]);
       await tokens.ensure(admin, ["agentd.#"]);
       expect(await tokens.find(admin)).toEqual({ id: expect.stringMatching(/^[0-9a-f]{12}$/), acls: ["agentd.#"], expiresAt: null });
-      expect(await tokens.count()).toBe(2);
+      expect((await tokens.list()).length).toBe(2);
       expect(JSON.stringify(await db.query("SELECT * FROM tokens"))).not.toContain(admin);
       expect(await db.query("SELECT 1 FROM tokens WHERE token_hash = $1", [hashToken(admin)])).toHaveLength(1);
 
       expect(await tokens.revoke(token)).toBe(true);
       expect(await tokens.revoke(token)).toBe(false);
       expect(await tokens.find(token)).toBeUndefined();
-      expect(await tokens.count()).toBe(1);
+      expect((await tokens.list()).length).toBe(1);
     });
 
     // From an operator's review: revoking every token, then restarting, made
@@ -414,7 +414,7 @@ describe.each(kinds)("store on $kind", ({ fresh, available }) => {
       expect(first).toHaveLength(1);
       expect(await tokens.find(first[0]!.token)).toEqual({ id: first[0]!.id, acls: ["agentd.#"], expiresAt: null });
       expect(await tokens.revokeById(first[0]!.id)).toBe(true);
-      expect(await tokens.count()).toBe(0);
+      expect((await tokens.list()).length).toBe(0);
       expect(await tokens.createFirst(["agentd.#"])).toBeNull();
 
       // An INSERT that adds no row (as a data-only restore of no token) is not a token made.
@@ -430,34 +430,30 @@ describe.each(kinds)("store on $kind", ({ fresh, available }) => {
         await db.query("DELETE FROM tokens");
         expect(await tokens.createFirst(["agentd.#"])).toBeNull();
       }
-      expect(await tokens.count()).toBe(0);
+      expect((await tokens.list()).length).toBe(0);
     });
 
-    it("tokens: a deployment migrated with a token already has had one (migration 10)", async () => {
-      const other = await fresh();
-      const older = await other.open();
-      try {
-        await migrate(older, MIGRATIONS.slice(0, 9));
-        await new SqlTokenStore(older).create(["agentd.#"], null);
-        await migrate(older);
-        await older.query("DELETE FROM tokens");
-        expect(await new SqlTokenStore(older).createFirst(["agentd.#"])).toBeNull();
-      } finally {
-        await older.close();
-        await other.cleanup();
-      }
-    });
-
-    it("tokens: a deployment whose AGENTD_ADMIN_TOKEN was replaced has had one, though no token is left (migration 10)", async () => {
+    // What migration 10's backfill reads: a deployment that had a token before it.
+    const hadOne: [string, (tokens: SqlTokenStore, older: Database) => Promise<unknown>][] = [
+      ["a token", (tokens) => tokens.create(["agentd.#"], null)],
+      [
+        "an AGENTD_ADMIN_TOKEN that was replaced, though no token is left",
+        async (tokens, older) => {
+          await tokens.ensure("first-value-of-the-variable-0123", ["agentd.#"]);
+          await tokens.ensure("second-value-of-the-variable-0123", ["agentd.#"]);
+          await older.query("DELETE FROM tokens");
+        },
+      ],
+    ];
+    it.each(hadOne)("tokens: a deployment migrated to version 10 with %s has had one", async (_what, before) => {
       const other = await fresh();
       const older = await other.open();
       try {
         await migrate(older, MIGRATIONS.slice(0, 9));
         const tokens = new SqlTokenStore(older);
-        await tokens.ensure("first-value-of-the-variable-0123", ["agentd.#"]);
-        await tokens.ensure("second-value-of-the-variable-0123", ["agentd.#"]);
-        await older.query("DELETE FROM tokens");
+        await before(tokens, older);
         await migrate(older);
+        await older.query("DELETE FROM tokens");
         expect(await tokens.createFirst(["agentd.#"])).toBeNull();
       } finally {
         await older.close();
@@ -482,7 +478,7 @@ describe.each(kinds)("store on $kind", ({ fresh, available }) => {
       await new SqlTokenStore(watched).ensure("first-admin-token-0123456789", ["agentd.#"]);
       expect(statements).toHaveLength(1);
       expect(statements[0]).toMatch(/^SELECT/);
-      expect(await tokens.count()).toBe(2);
+      expect((await tokens.list()).length).toBe(2);
 
       await tokens.ensure("second-admin-token-0123456789", ["agentd.#"]);
       expect(await tokens.find("first-admin-token-0123456789")).toBeUndefined();
@@ -497,7 +493,7 @@ describe.each(kinds)("store on $kind", ({ fresh, available }) => {
       await db.query("UPDATE tokens SET from_variable = false");
       await tokens.ensure("third-admin-token-0123456789", ["agentd.#"]);
       expect(await tokens.find("second-admin-token-0123456789")).toBeDefined();
-      expect(await tokens.count()).toBe(3);
+      expect((await tokens.list()).length).toBe(3);
     });
 
     it("tokens: a short random id each, listed without the secret or its hash, and revocable by id", async () => {

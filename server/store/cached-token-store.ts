@@ -83,8 +83,4 @@ export class CachedTokenStore implements TokenStore {
   list(): Promise<TokenInfo[]> {
     return this.inner.list();
   }
-
-  count(): Promise<number> {
-    return this.inner.count();
-  }
 }

@@ -120,9 +120,4 @@ export class SqlTokenStore implements TokenStore {
       createdAt: new Date(row.created_at),
     }));
   }
-
-  async count(): Promise<number> {
-    const rows = await this.sql.query<{ n: number }>("SELECT count(*)::integer AS n FROM tokens");
-    return rows[0]?.n ?? 0;
-  }
 }

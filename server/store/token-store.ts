@@ -41,5 +41,4 @@ export interface TokenStore {
   find(token: string): Promise<TokenRecord | undefined>;
   /** Every token, oldest first, expired ones included. */
   list(): Promise<TokenInfo[]>;
-  count(): Promise<number>;
 }

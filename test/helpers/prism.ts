@@ -28,9 +28,11 @@
 // `errors: true` a response that breaks the contract becomes a Prism error.
 import { spawn } from "node:child_process";
 import path from "node:path";
+import { envWithoutAgentd } from "../../devkit/child-env.js";
 import { untilAnswering } from "../../devkit/poll.js";
 import { freePort } from "../../devkit/ports.js";
 import { repoRoot } from "../../devkit/root.js";
+import { run } from "../../devkit/run.js";
 import { contractPath } from "./contract.js";
 
 export type PrismOptions =
@@ -174,6 +176,15 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
 }
 
 /** Whether any process of the group `pid` still exists. */
+/**
+ * The script `npm run mock` runs, without npm in front, on port 0 and an
+ * environment free of the caller's AGENTD_* settings: for the refusals,
+ * which are the script's own and come before anything listens.
+ */
+export function runMockScript(args: string[], env: Record<string, string> = {}): ReturnType<typeof run> {
+  return run(process.execPath, ["--import", "tsx", "scripts/mock.ts", "--port", "0", ...args], { cwd: repoRoot, env: { ...envWithoutAgentd(), ...env }, timeoutMs: 60_000 });
+}
+
 export function groupAlive(pid: number): boolean {
   try {
     process.kill(-pid, 0);
