@@ -348,6 +348,51 @@ describe("agentd serve on the embedded defaults", () => {
     }
   });
 
+  it("stops, drained and with exit 0, on a signal sent during the start, once the start has shown the first admin token", async () => {
+    const own = mkdtempSync(path.join(tmpdir(), "agentd-early-"));
+    try {
+      await ownDataDir(own);
+      let sent = false;
+      const early = await spawnAgentd(
+        { AGENTD_DATA_DIR: own, AGENTD_LOG_LEVEL: "debug" },
+        {
+          cwd: own,
+          // Logged before the database opens and the start proper begins.
+          whileStarting: (output, child) => {
+            if (!sent && output.includes('"msg":"server code loaded"')) {
+              sent = true;
+              child.kill("SIGTERM");
+            }
+          },
+        },
+      );
+      expect(sent).toBe(true);
+      const ended = await early.exited();
+      expect(ended).toEqual({ code: 0, signal: null });
+      const messages = early
+        .logs()
+        .trim()
+        .split("\n")
+        .map((line) => (JSON.parse(line) as { msg: string }).msg);
+      expect(messages.indexOf("shutting down once started")).toBeGreaterThan(-1);
+      expect(messages.indexOf("shutting down once started")).toBeLessThan(messages.indexOf("serving"));
+      expect(messages.at(-1)).toBe("stopped");
+      const token = /shown only this once: (\S+)/.exec(early.output())?.[1];
+      expect(token, early.output()).toBeDefined();
+
+      // The start was whole: the next one opens the same data directory, and the token shown works.
+      const again = await serve(own);
+      try {
+        expect(again.output()).not.toContain("shown only this once");
+        expect((await again.call("GET", "/agents", { token: token! })).status).toBe(200);
+      } finally {
+        expect((await again.kill("SIGTERM")).code).toBe(0);
+      }
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
+
   // Revoking every token is a lock-down: a start that then made and printed
   // a new agentd.# token (to a journal, say) would undo it.
   it("logs its start and the first admin token's id (never the token); once every token is revoked, a restart makes none and says how to make one", async () => {

@@ -17,6 +17,7 @@ import { flushStdio, openStdio } from "../log/stdio.js";
 import { isLoopback } from "../ops/listener.js";
 import { packageVersion } from "../package-root.js";
 import { readFirstLine } from "./read-line.js";
+import { stopOnSignals } from "./stop-on-signals.js";
 import { terminalSafe, terminalSafeJson } from "../../client/terminal-text.js";
 
 /** Read once: `--version` and the serve command's banner show it. */
@@ -58,11 +59,17 @@ function configFromEnvironment(): Config {
   return result.config;
 }
 
-/** Serves until SIGTERM or SIGINT, then resolves with the exit code once the server has stopped. */
+/** Serves until SIGTERM or SIGINT (stop-on-signals.ts), then resolves with the exit code once the server has stopped. */
 async function serve(): Promise<number> {
   const config = configFromEnvironment();
   stdio.stdout.limit = config.logBufferBytes;
   const logger = createLogger(stdio.stdout, config.logLevel);
+  const stop = stopOnSignals({
+    logger,
+    stderr: stdio.stderr,
+    boundMs: config.drainDelayMs + config.shutdownTimeoutMs + FINAL_FLUSH_MS + SHUTDOWN_MARGIN_MS,
+    failureCode: FAILURE,
+  });
   // Loaded here, not at the top: the server (Express, the validator) is
   // slow to load, which every admin command (import, token) would otherwise
   // pay for nothing. Its own chunk: the bundle it loads lies beside it.
@@ -121,49 +128,14 @@ async function serve(): Promise<number> {
       `  Try it:       curl --cacert ${server.certPath} -H "X-Auth-Token: ${server.adminToken}" ${server.url}/agents`,
     );
   }
-  // The stop is in place before the banner tells anyone the server is up: a
-  // signal sent on reading it must drain, not find Node's default (exit).
-  const stopped = new Promise<number>((resolve) => {
-    let stopping = false;
-    const stop = (signal: NodeJS.Signals) => {
-      // A second signal while the first stop waits for requests, the
-      // database or a log output nobody reads (the final flush): the
-      // operator insists, so the process ends at once. Said first, in the
-      // log too, so that a log ending without "stopped" tells why; an
-      // output that is stuck may lose it (log-output.test.ts).
-      if (stopping) {
-        logger.warn({ signal }, "signal again while shutting down: exiting now, without waiting for requests in flight");
-        stdio.stderr.write(`agentd: ${signal} again while shutting down: exiting now, without waiting for requests in flight\n`);
-        process.exit(FAILURE);
-      }
-      stopping = true;
-      logger.info({ signal }, "shutting down");
-      // Whatever else hangs, the process ends within this bound (the log is never what hangs).
-      const bound = config.drainDelayMs + config.shutdownTimeoutMs + FINAL_FLUSH_MS + SHUTDOWN_MARGIN_MS;
-      setTimeout(() => {
-        stdio.stderr.write(`agentd: shutdown did not finish within ${bound} ms; exiting\n`);
-        process.exit(FAILURE);
-      }, bound).unref();
-      server.close().then(
-        () => {
-          // The last line of a clean stop: a log without it ended otherwise.
-          logger.info("stopped");
-          resolve(0);
-        },
-        (err: unknown) => {
-          logger.error({ err }, "shutdown failed");
-          resolve(FAILURE);
-        },
-      );
-    };
-    process.on("SIGTERM", stop);
-    process.on("SIGINT", stop);
-  });
   // The banner is for a terminal; a pipeline that ships the JSON log sees the start, and an exposed listener, too.
   logger.info({ url: server.url, version: VERSION, opsUrl: server.opsUrl }, "serving");
   if (exposed) logger.warn({ opsHost: config.opsHost }, "the operator listener is not on loopback: anyone who reaches it reads the metrics (AGENTD_OPS_HOST)");
   stdio.stderr.write(lines.join("\n") + "\n\n");
-  return stopped;
+  // After the banner, in the same turn: a signal during the start stops the
+  // server only once its first admin token has been shown.
+  stop.serving(server);
+  return stop.stopped;
 }
 
 /** Runs an admin command: through the running server, or here (admin/dispatch.ts). */

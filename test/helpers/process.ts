@@ -79,6 +79,8 @@ export async function spawnAgentd(
     fileLimit?: number;
     /** The command's script, if not the bundled one (dist/bin/agentd.js). */
     cli?: string;
+    /** Called with everything written so far, on each write before the banner: to act during the start. */
+    whileStarting?: (output: string, child: ChildProcess) => void;
   },
 ): Promise<AgentdProcess> {
   const childEnv = agentdEnv({ AGENTD_PORT: "0", AGENTD_OPS_PORT: "0", AGENTD_DRAIN_DELAY: "0", AGENTD_LOG_LEVEL: "warn", AGENTD_RATE_LIMIT: "0" }, env);
@@ -103,6 +105,12 @@ export async function spawnAgentd(
     stdout += chunk;
   });
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => (log += chunk));
+  const starting = options.whileStarting;
+  const onStarting = starting ? () => starting(log, child) : null;
+  if (onStarting) {
+    child.stdout.on("data", onStarting);
+    child.stderr.on("data", onStarting);
+  }
 
   let ended: { code: number | null; signal: NodeJS.Signals | null } | null = null;
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
@@ -125,6 +133,10 @@ export async function spawnAgentd(
       if (url !== undefined && certPath !== undefined && ops !== undefined) {
         clearTimeout(timer);
         child.stderr.off("data", check);
+        if (onStarting) {
+          child.stdout.off("data", onStarting);
+          child.stderr.off("data", onStarting);
+        }
         resolve({ url, certPath, opsUrl: ops === "off" ? null : ops });
       }
     };

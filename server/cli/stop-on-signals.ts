@@ -1,0 +1,82 @@
+import type { Logger } from "pino";
+import type { BoundedOutput } from "../log/bounded-output.js";
+
+/** What the stop needs of the server once it is up: server/serve.ts's RunningServer. */
+interface Stoppable {
+  close(): Promise<void>;
+}
+
+export interface SignalStop {
+  /** Hands over the started server; a signal that came during the start stops it now. */
+  serving(server: Stoppable): void;
+  /** Resolves with the exit code once a signal has stopped the server: 0, or 1 if the stop failed. */
+  stopped: Promise<number>;
+}
+
+/**
+ * SIGTERM and SIGINT stop the server: drained, in-flight requests finished,
+ * the database closed. Registered before the start, so a signal at any
+ * moment of it (opening and migrating the database, the first admin token)
+ * waits for the start to end and then stops as any other, rather than
+ * finding Node's default, which ends the process mid-write with the port
+ * perhaps open.
+ *
+ * A second signal ends the process at once: the operator insists, whatever
+ * hangs (the start, requests, the database, a log nobody reads). It is said
+ * first, in the log too, so that a log ending without "stopped" tells why;
+ * an output that is stuck may lose it (log-output.test.ts).
+ */
+export function stopOnSignals(options: {
+  logger: Logger;
+  stderr: BoundedOutput;
+  /** The longest a stop may take, from the signal; the process then exits 1 whatever still runs. */
+  boundMs: number;
+  failureCode: number;
+}): SignalStop {
+  const { logger, stderr, boundMs, failureCode } = options;
+  let server: Stoppable | null = null;
+  let signalled = false;
+  let resolve!: (code: number) => void;
+  const stopped = new Promise<number>((done) => (resolve = done));
+
+  const close = (running: Stoppable) =>
+    running.close().then(
+      () => {
+        // The last line of a clean stop: a log without it ended otherwise.
+        logger.info("stopped");
+        resolve(0);
+      },
+      (err: unknown) => {
+        logger.error({ err }, "shutdown failed");
+        resolve(failureCode);
+      },
+    );
+
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (signalled) {
+      logger.warn({ signal }, "signal again while shutting down: exiting now, without waiting for requests in flight");
+      stderr.write(`agentd: ${signal} again while shutting down: exiting now, without waiting for requests in flight\n`);
+      process.exit(failureCode);
+    }
+    signalled = true;
+    logger.info({ signal }, server === null ? "shutting down once started" : "shutting down");
+    setTimeout(() => {
+      stderr.write(`agentd: shutdown did not finish within ${boundMs} ms; exiting\n`);
+      process.exit(failureCode);
+    }, boundMs).unref();
+    if (server !== null) void close(server);
+  };
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
+
+  return {
+    serving(running) {
+      server = running;
+      if (signalled) {
+        logger.info("shutting down");
+        void close(running);
+      }
+    },
+    stopped,
+  };
+}
