@@ -27,6 +27,7 @@ import { ERROR_IDS, HttpProblem, toProblem, type ErrorBody } from "../server/htt
 import { bodyNotJson, bodyOnGet } from "../server/http/request-hygiene.js";
 import { requestIdFor } from "../server/http/logging.js";
 import { API_HEADERS } from "../server/http/response-headers.js";
+import { forcing } from "./prefer.js";
 
 export const MAX_DELAY_MS = 10_000;
 
@@ -315,13 +316,15 @@ function withoutTrailingSlash(url: string): string {
   return path.slice(0, -1) + (at < 0 ? "" : url.slice(at));
 }
 
-/** The name `example=<name>` asks for in a `Prefer`, read as takeDelay reads `delay`; undefined when absent. */
-function preferredExample(prefer: string | undefined): string | undefined {
-  for (const part of (prefer ?? "").split(",")) {
-    const match = /^example\s*=\s*"?([^"]*)"?$/i.exec(part.trim());
-    if (match !== null) return match[1];
-  }
-  return undefined;
+/** The error detail of an example asked of a 204, named where it was asked (prefer.ts). */
+function exampleOfNoContent(example: string | true, askedIn: "header" | "query"): { location: "header" | "query"; path: string; message: string } {
+  const name = example === true ? "" : example;
+  const status = askedIn === "header" ? `code=<status>, example=${name}` : `__code=<status>&__example=${encodeURIComponent(name)}`;
+  return {
+    location: askedIn,
+    path: askedIn === "header" ? "Prefer" : "__example",
+    message: `the answer has no example named ${JSON.stringify(name)} in the contract: a 204 has no body (name the status of the answer that has it: ${status})`,
+  };
 }
 
 /** The CORS headers of an answer of Prism's, kept on the answer the front door gives instead. */
@@ -347,14 +350,13 @@ function forward(req: http.IncomingMessage, res: http.ServerResponse, target: UR
   }
   const path = `${target.pathname.replace(/\/$/, "")}${req.url ?? "/"}`;
   const upstream = http.request({ host: target.hostname, port: target.port, method: req.method, path, headers }, (reply) => {
-    const example = reply.statusCode === 204 ? preferredExample(prefer) : undefined;
-    if (example !== undefined) {
+    const forced = reply.statusCode === 204 ? forcing(prefer, req.url ?? "/") : null;
+    if (forced !== null && forced.example !== undefined) {
       // Prism ignores an example name when the answer has no body: the
       // client asked for an answer it does not get, so say so, as for a
       // name the answer lacks (contractAnswer).
       reply.resume();
-      const message = `the answer has no example named ${JSON.stringify(example)} in the contract: a 204 has no body (name the status of the answer that has it: code=<status>, example=${example})`;
-      answer(res, 400, { error: ERROR_IDS[400]!, details: [{ location: "header", path: "Prefer", message }] }, { ...corsOf(reply), ...added });
+      answer(res, 400, { error: ERROR_IDS[400]!, details: [exampleOfNoContent(forced.example, forced.askedIn)] }, { ...corsOf(reply), ...added });
       return;
     }
     const type = reply.headers["content-type"] ?? "";

@@ -25,6 +25,7 @@ import { readOriginUuid } from "../server/store/deployment.js";
 import type { AgentRecord, AgentStatus } from "../server/store/agent-store.js";
 import { SqlAgentStore } from "../server/store/sql-agent-store.js";
 import type { Fleet } from "./fleet.js";
+import { forcing } from "./prefer.js";
 import { createRequestGate } from "./request-gate.js";
 
 /** The validator refuses a missing or empty token before asking; any other is good for everything. */
@@ -32,12 +33,11 @@ const ANY_TOKEN: TokenVerifier = { verify: () => Promise.resolve({ ok: true }) }
 
 /**
  * Prism's proxy mocks a request itself ("remocks") when the upstream answers
- * 501. A request that forces an answer with `Prefer` (code=, example=,
- * dynamic=) is answered that way, so a forced answer changes no state.
+ * 501. A request that forces an answer (`Prefer: code=…`, `?__code=…`:
+ * prefer.ts) is answered that way, so a forced answer changes no state.
  */
-const FORCING = /(^|[,;\s])(code|example|dynamic)\s*=/i;
 const forcedAnswersToPrism: express.RequestHandler = (req, res, next) => {
-  if (FORCING.test(req.get("prefer") ?? "")) res.status(501).end();
+  if (forcing(req.get("prefer"), req.originalUrl) !== null) res.status(501).end();
   else next();
 };
 

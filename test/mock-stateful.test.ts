@@ -242,6 +242,19 @@ describe("npm run mock -- --stateful, on the contract's example agents, with a w
     expect((await get("/agents/by-number/1001")).json).toMatchObject({ paused: false, paused_reason: null });
   });
 
+  // Prism's query forms, for a request that cannot set a header (a link, a
+  // request without a preflight): forced as Prefer is, not refused as
+  // unknown parameters by the service behind Prism.
+  it("?__code=409 on a pause and ?__code=503&__example=… on a read answer the contract's examples and change no state; a Prefer header wins over them, as in Prism", async () => {
+    const forcedPause = await call(mock.url, "POST", "/agents/by-number/1001/pause?__code=409", { headers: JSON_BODY, body: { reason: "forced" } });
+    expect([forcedPause.status, forcedPause.json]).toEqual([409, contract.firstExample("pauseAgentByNumber", 409)]);
+    const forcedRead = await call(mock.url, "GET", "/agents/by-number/1001?__code=503&__example=databaseUnavailable", { headers: TOKEN });
+    expect([forcedRead.status, forcedRead.json]).toEqual([503, { error: "database unavailable" }]);
+    expect((await get("/agents/by-number/1001")).json).toMatchObject({ paused: false, paused_reason: null });
+    const headerWins = await call(mock.url, "GET", "/agents/by-number/1001?__code=503", { headers: { ...TOKEN, Prefer: "code=404" } });
+    expect([headerWins.status, headerWins.json]).toEqual([404, contract.firstExample("getAgentByNumber", 404)]);
+  });
+
   it("gives a malformed Prefer (code=abc) the contract's 400 body, not Prism's problem+json", async () => {
     const answer = await call(mock.url, "GET", "/agents", { headers: { ...TOKEN, Prefer: "code=abc" } });
     expectError(answer, 400, "invalid request");

@@ -274,7 +274,7 @@ describe("Prism mock of the contract", () => {
 
   // Prism ignores an example name where the answer has no body: a pause
   // asked for its 409 example without code= looked done but was not.
-  it("answers example= on an operation whose answer is a 204 with 400 naming the header, as for a name the answer lacks; with its status, the example is served", async () => {
+  it("answers example= (or ?__example=) on an operation whose answer is a 204 with 400 naming the header (or parameter), as for a name the answer lacks; with its status, the example is served", async () => {
     for (const [path, prefer] of [
       ["/agents/by-number/1002/pause", "example=notLoggedIn"],
       ["/agents/by-number/1001/pause", "code=204, example=zzzz"],
@@ -287,6 +287,18 @@ describe("Prism mock of the contract", () => {
       expect(body.details[0]).toMatchObject({ location: "header", path: "Prefer" });
       expect(body.details[0].message).toMatch(/^the answer has no example named "\w+" in the contract: a 204 has no body/);
     }
+    // Prism's query form, read only without a Prefer header, alike.
+    const queried = await call("/agents/by-number/1002/pause?__example=notLoggedIn", { method: "POST", headers: TOKEN });
+    expect(queried.status).toBe(400);
+    expect(expectValid(contract.schemaValidator("Error"), queried.json()).details).toEqual([
+      {
+        location: "query",
+        path: "__example",
+        message: 'the answer has no example named "notLoggedIn" in the contract: a 204 has no body (name the status of the answer that has it: __code=<status>&__example=notLoggedIn)',
+      },
+    ]);
+    const both = await call("/agents/by-number/1001/pause?__example=notLoggedIn", { method: "POST", headers: { ...TOKEN, Prefer: "delay=0" } });
+    expect(both.status, "a Prefer of the mock's own (delay) is not one Prism sees").toBe(400);
     const chosen = await call("/agents/by-number/1002/pause", { method: "POST", headers: { ...TOKEN, Prefer: "code=409, example=notLoggedIn" } });
     expect([chosen.status, chosen.json()]).toEqual([409, { error: "not logged in" }]);
     expect((await call("/agents/by-number/1001/pause", { method: "POST", headers: TOKEN })).status).toBe(204);
