@@ -13,12 +13,12 @@ import {
 import { terminalSafe, terminalSafeJson } from "./terminal-text.js";
 import { packageVersion } from "../server/package-root.js";
 
-export const DEFAULT_URL = "https://localhost:9493/1.0";
+const DEFAULT_URL = "https://localhost:9493/1.0";
 /** The API's base path, as the default URL ends with it. */
 const BASE_PATH = new URL(DEFAULT_URL).pathname;
 
 /** Exit codes: the CLI's contract with scripts. */
-export const EXIT = { ok: 0, apiError: 1, usage: 2 } as const;
+const EXIT = { ok: 0, apiError: 1, usage: 2 } as const;
 
 export interface CliIo {
   out(text: string): void;

@@ -1,5 +1,5 @@
 // The typed client of the agent service, built on openapi-fetch and the types
-// generated from openapi.ts. It runs in browsers and in Node: nothing on this
+// generated from openapi.yaml (generated/openapi.ts). It runs in browsers and in Node: nothing on this
 // path imports a Node module. The `ca` option (Node only) loads
 // ./node-tls.js on demand; a bundler building for browsers gets
 // ./node-tls-browser.js there instead (package.json's `browser` field).

@@ -10,7 +10,7 @@ import { Agent, fetch as undiciFetch } from "undici";
 import { AgentdConfigError } from "./errors.js";
 
 /** A PEM string is recognised by its armour; anything else is a file path. */
-export async function loadCa(ca: string): Promise<string> {
+async function loadCa(ca: string): Promise<string> {
   if (ca.includes("-----BEGIN")) return ca;
   try {
     return await readFile(ca, "utf8");

@@ -66,7 +66,7 @@ export interface FrontDoor {
 }
 
 /** `Prefer` without its `delay` preference, and that delay: null when absent, NaN when not a valid one. */
-export function takeDelay(prefer: string | undefined): { rest: string | undefined; delayMs: number | null } {
+function takeDelay(prefer: string | undefined): { rest: string | undefined; delayMs: number | null } {
   if (prefer === undefined) return { rest: undefined, delayMs: null };
   let delayMs: number | null = null;
   const rest = prefer
@@ -104,7 +104,7 @@ function unknownPreference(problem: Problem): string | null {
 }
 
 /** The contract's answer for a problem+json of Prism's own. */
-export function contractAnswer(problem: Problem, status: number): { status: number; body: ErrorBody } {
+function contractAnswer(problem: Problem, status: number): { status: number; body: ErrorBody } {
   const unknown = unknownPreference(problem);
   // A 404 would read as a wrong URL: it is the header that asks for the impossible.
   if (unknown !== null) return { status: 400, body: { error: ERROR_IDS[400]!, details: [{ location: "header", path: "Prefer", message: unknown }] } };

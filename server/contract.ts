@@ -81,7 +81,7 @@ export function readContract(file: string = CONTRACT_PATH): OpenApiDocument {
   return load(text) as OpenApiDocument;
 }
 
-/** openapi.yaml as parsed once at start-up, for what the server reads of it besides the validator (base path, release). */
+/** openapi.yaml as parsed once at start-up: what the validator is given (validator-options.ts), the warm-up's operations, the base path and the release. */
 export const CONTRACT: OpenApiDocument = readContract();
 
 /** The path of the contract's first server (`https://localhost:9493/1.0` → `/1.0`), where the API is mounted. */

@@ -228,6 +228,9 @@ export async function startServer(config: Config, logger: Logger, pgliteThread?:
   }
 }
 
+/** What AGENTD_ADMIN_TOKEN and the first admin token grant: every operation. */
+const ADMIN_ACLS = ["agentd.#"];
+
 /** One budget for the whole instance: it protects the auth service, not a client. */
 function checkBudget({ perSecond, burst }: { perSecond: number; burst: number }): CheckBudget {
   const limiter = burstyLimiter("auth-checks", perSecond, burst);
@@ -251,7 +254,7 @@ async function loadHttpStack() {
  * of the previous one (the token store's ensure).
  */
 async function ensureConfiguredAdminToken(config: Config, stores: Stores): Promise<void> {
-  if (config.adminToken) await stores.tokens.ensure(config.adminToken, ["agentd.#"]);
+  if (config.adminToken) await stores.tokens.ensure(config.adminToken, ADMIN_ACLS);
 }
 
 /**
@@ -263,9 +266,9 @@ async function ensureConfiguredAdminToken(config: Config, stores: Stores): Promi
  */
 async function firstAdminToken(config: Config, stores: Stores, logger: Logger): Promise<string | null> {
   if (config.adminToken || config.authUrl) return null;
-  const first = await stores.tokens.createFirst(["agentd.#"]);
+  const first = await stores.tokens.createFirst(ADMIN_ACLS);
   if (first !== null) {
-    logger.info({ tokenId: first.id, acls: ["agentd.#"] }, "first admin token created, shown once on standard error");
+    logger.info({ tokenId: first.id, acls: ADMIN_ACLS }, "first admin token created, shown once on standard error");
     return first.token;
   }
   const now = Date.now();

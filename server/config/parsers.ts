@@ -5,7 +5,7 @@ import { resolve } from "node:path";
 import bytes from "bytes";
 import ms from "ms";
 
-export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** setTimeout's ceiling: a longer delay would silently fire at once. */

@@ -48,7 +48,7 @@ const UNAVAILABLE_MESSAGES =
   /timeout exceeded when trying to connect|Connection terminated|connection timeout|Query read timeout|not queryable|Client was closed/i;
 
 /** Whether a driver error means the database cannot be used right now (as opposed to a bad statement). */
-export function isUnavailable(error: unknown): boolean {
+function isUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === "string") {

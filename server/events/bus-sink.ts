@@ -13,7 +13,7 @@ import type { Logger } from "pino";
 import type { EventName } from "../store/agent-change.js";
 import { BUS_SINK, type EventSink, type OutboxEvent } from "./sink.js";
 
-export const ROUTING_KEYS: Record<EventName, string> = {
+const ROUTING_KEYS: Record<EventName, string> = {
   agent_paused: "status.agent.pause",
   agent_unpaused: "status.agent.unpause",
 };

@@ -34,7 +34,7 @@ export type CountDelivery = (backlog: () => Promise<EventBacklog>, kinds: readon
  * undici) is loaded only when that sink is configured, so a start without
  * events does not pay for loading them.
  */
-export async function buildSinks(config: EventsConfig, logger: Logger): Promise<EventSink[]> {
+async function buildSinks(config: EventsConfig, logger: Logger): Promise<EventSink[]> {
   const sinks: EventSink[] = [];
   if (config.busUrl !== null) {
     const { BusSink } = await import("./bus-sink.js");

@@ -38,11 +38,11 @@ export interface RelayOptions {
   pollMs: number;
   /** How long a claim keeps other instances off; longer than any sink's time-out. */
   leaseMs: number;
-  /** Rows claimed per round. */
+  /** Rows claimed per round (default DEFAULT_BATCH). */
   batchSize?: number;
-  /** Agents whose rows are delivered at the same time, each agent's in order (default 16). */
+  /** Agents whose rows are delivered at the same time, each agent's in order (default DEFAULT_CONCURRENCY). */
   concurrency?: number;
-  /** Embedded database only: VACUUM the outbox after this many delivered rows (default 10,000). */
+  /** Embedded database only: VACUUM the outbox after this many delivered rows (default DEFAULT_VACUUM_EVERY). */
   vacuumEvery?: number;
   counters?: RelayCounters;
   /** The clock of the outage log's reminders (default Date.now). */
@@ -59,8 +59,12 @@ export interface RelayOptions {
 // The window is twice the batch: enough to look past a few agents held
 // back, and the claim's cost grows with the window, not the backlog. So
 // an agent held back with a whole window of rows queued (a refused event
-// with 200 more behind it) holds back its sink's other agents too (README).
+// with a window's worth more behind it) holds back its sink's other agents
+// too (README).
 const WINDOW_PER_BATCH = 2;
+const DEFAULT_BATCH = 100;
+const DEFAULT_CONCURRENCY = 16;
+const DEFAULT_VACUUM_EVERY = 10_000;
 /** How often a continuing database outage is logged again. */
 const OUTAGE_REMINDER_MS = 60_000;
 const CLAIM = "SELECT * FROM event_outbox_claim($1, $2, $3, $4)";
@@ -148,7 +152,7 @@ export class Relay {
         this.roundFailed(err);
       }
       // A full batch may mean more is waiting; otherwise sleep until woken or the next poll.
-      if (claimed < (this.options.batchSize ?? 100) && this.wakes === wakes && !this.stopped) await this.sleep(this.options.pollMs);
+      if (claimed < (this.options.batchSize ?? DEFAULT_BATCH) && this.wakes === wakes && !this.stopped) await this.sleep(this.options.pollMs);
     }
   }
 
@@ -189,7 +193,7 @@ export class Relay {
 
   /** One claim of `sink`'s due rows and their deliveries; returns how many rows it claimed. */
   private async round(sink: EventSink): Promise<number> {
-    const limit = this.options.batchSize ?? 100;
+    const limit = this.options.batchSize ?? DEFAULT_BATCH;
     const window = WINDOW_PER_BATCH * limit;
     const claimedAt = performance.now();
     const rows = this.embedded
@@ -309,7 +313,7 @@ export class Relay {
     };
     try {
       // Settle every worker before recording outcomes, so no delivery is still in flight when its row is kept or deleted.
-      const outcomes = await Promise.allSettled(Array.from({ length: Math.min(this.options.concurrency ?? 16, agents.length) }, worker));
+      const outcomes = await Promise.allSettled(Array.from({ length: Math.min(this.options.concurrency ?? DEFAULT_CONCURRENCY, agents.length) }, worker));
       const failure = outcomes.find((outcome) => outcome.status === "rejected");
       if (failure) throw failure.reason;
     } finally {
@@ -336,7 +340,7 @@ export class Relay {
    */
   private async vacuumNow(delivered: number): Promise<void> {
     this.deliveredSinceVacuum += delivered;
-    if (this.deliveredSinceVacuum < (this.options.vacuumEvery ?? 10_000)) return;
+    if (this.deliveredSinceVacuum < (this.options.vacuumEvery ?? DEFAULT_VACUUM_EVERY)) return;
     this.deliveredSinceVacuum = 0;
     await this.options.sql.query(MAINTAIN);
   }

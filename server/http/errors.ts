@@ -61,7 +61,7 @@ export function recordAuthFailure(res: Response, problem: HttpProblem): void {
   res.locals[AUTH_FAILURE] = problem;
 }
 
-export function authFailure(res: Response): HttpProblem | undefined {
+function authFailure(res: Response): HttpProblem | undefined {
   const failure: unknown = res.locals[AUTH_FAILURE];
   return failure instanceof HttpProblem ? failure : undefined;
 }
@@ -154,7 +154,6 @@ export function toProblem(err: unknown): HttpProblem {
   return new HttpProblem(500, ERROR_IDS[500]!);
 }
 
-/** The last middleware: every error leaves in the contract's shape; a 500 is logged, never explained. */
 /**
  * The one log line of a failure the server answers 5xx to. An outage (503:
  * the database or the auth service away) is expected and logged once per
@@ -166,6 +165,7 @@ export function logServerFailure(logger: Logger, res: Response, status: number, 
   else if (status >= 500) logger.error({ reqId: requestId(res), err }, message);
 }
 
+/** The last middleware: every error leaves in the contract's shape; a 500 is logged, never explained. */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, _req, res, _next) => {
     const recorded = authFailure(res);

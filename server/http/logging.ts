@@ -18,8 +18,9 @@ export function requestIdFor(incoming: string | string[] | undefined): string {
 /**
  * One JSON log line per request, when it ends, with a request id that is
  * also sent back as X-Request-Id (a sane incoming one is kept, so a trace
- * can cross services). Only the method, path, status and duration are
- * logged: headers and bodies carry tokens and never reach the log, and
+ * can cross services). Of the request itself, only the method, path,
+ * status and duration are logged: headers and bodies carry tokens and
+ * never reach the log, and
  * neither does a query string (no operation takes one, so it says nothing
  * useful, and a client may have put a token there): it is logged as `?…`.
  * Who asked is logged as the peer's address (a proxy's, behind one) and,

@@ -33,7 +33,7 @@ const ROUTES = Object.entries(operations).map(([operationId, { method, path }]) 
 }));
 
 /** The operation a method and URL name, or "unknown". */
-export function operationOf(method: string, url: string): string {
+function operationOf(method: string, url: string): string {
   const path = url.split("?", 1)[0]!;
   return ROUTES.find((route) => route.method === method && route.path.test(path))?.operationId ?? "unknown";
 }

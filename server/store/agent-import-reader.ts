@@ -25,8 +25,8 @@ interface ImportValidators {
  * (AgentId, AgentNumber, PauseReason) resolve as they do there. Compiled
  * once per contract file and process. The contract module (Ajv, js-yaml and
  * openapi.yaml) is loaded here, when the first batch is already on its way
- * to the database, not when the command starts: loading it and compiling
- * take about a quarter of a second on a slow machine.
+ * to the database, not when the command starts: loading and compiling it
+ * is the slowest step of the import's start (docs/performance.md).
  */
 const compiled = new Map<string, ImportValidators>();
 async function validatorsFor(contractFile: string | undefined): Promise<ImportValidators> {
@@ -140,10 +140,10 @@ const SLICE = 250;
 /** Agents per batch handed to the writer. */
 const BATCH = 10_000;
 // The first batch is larger: the database stores it while this process
-// loads and compiles the validator (a quarter of a second here), during
-// which no further batch can be sent. 30,000 rows keep PostgreSQL busy for
-// about as long, and still fit in the connection's socket buffers, so it
-// does not wait for this process to write the rest.
+// loads and compiles the validator, during which no further batch can be
+// sent. It is sized to keep PostgreSQL busy for about as long, and still
+// fit in the connection's socket buffers, so it does not wait for this
+// process to write the rest (docs/performance.md).
 const FIRST_BATCH = 30_000;
 
 /**
