@@ -162,6 +162,49 @@ describe("Expect and a declared Content-Length, over raw TLS", () => {
     expect((await server.call("GET", `/agents/by-number/${pausable.number}`)).json).toMatchObject({ paused: false });
   });
 
+  // Found by a hostile-client review: body-parser answered a chunked body
+  // over the limit only once it had read all of it (never, for an endless
+  // one), and a body still trickling in after its answer held the
+  // connection until the request time-out, which then sent a second answer.
+  it("a body over the limit, chunked or declared, still being sent: one 413 at once, then the connection closed by the server while the client is still sending", async () => {
+    for (const framing of ["Transfer-Encoding: chunked", "Content-Length: 100000000"]) {
+      const { socket, until, received } = await open();
+      const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+      const piece = Buffer.alloc(4096, 0x20);
+      const sending = setInterval(() => {
+        if (socket.writable) socket.write(framing.startsWith("Transfer") ? Buffer.concat([Buffer.from("1000\r\n"), piece, Buffer.from("\r\n")]) : piece);
+      }, 5);
+      try {
+        socket.write(head(`/agents/by-number/${pausable.number}/pause`, [framing]));
+        const text = await until(/\r\n\r\n\{[^}]*\}/);
+        expect(text, framing).toMatch(/^HTTP\/1\.1 413 /);
+        expect(text).toContain('{"error":"payload too large"}');
+        // Well before the request time-out (30 s and more), which until() would not wait for.
+        await Promise.race([closed, until(/never/)]);
+        expect(received().match(/HTTP\/1\.1 \d{3} /g), framing).toHaveLength(1);
+      } finally {
+        clearInterval(sending);
+        socket.destroy();
+      }
+    }
+    expect((await server.call("GET", `/agents/by-number/${pausable.number}`)).json).toMatchObject({ paused: false });
+  });
+
+  it("a chunked body within the limit, in many small chunks, is read whole", async () => {
+    const { socket, until } = await open();
+    try {
+      const body = JSON.stringify({ reason: "chunked" });
+      socket.write(head(`/agents/by-number/${pausable.number}/pause`, ["Transfer-Encoding: chunked"]));
+      for (const char of body) socket.write(`1\r\n${char}\r\n`);
+      socket.write("0\r\n\r\n");
+      expect(await until(/\r\n\r\n/)).toMatch(/^HTTP\/1\.1 204 /);
+    } finally {
+      socket.destroy();
+    }
+    expect((await server.call("GET", `/agents/by-number/${pausable.number}`)).json).toMatchObject({ paused: true, paused_reason: "chunked" });
+    expect((await server.call("POST", `/agents/by-number/${pausable.number}/unpause`)).status).toBe(204);
+  });
+
   it("100-continue within the limit: a 100, then the answer once the body is sent", async () => {
     const { socket, until } = await open();
     try {

@@ -16,6 +16,7 @@ import { rateLimits } from "./rate-limit.js";
 import { requestHygiene } from "./request-hygiene.js";
 import { apiHeaders, responseHeaders } from "./response-headers.js";
 import { strictIntegerPathParams } from "./strict-integer-path-params.js";
+import { boundReadOff, chunkedBodyLimit } from "./unread-body.js";
 import { validatorOptions } from "./validator-options.js";
 import { passWarmUp, skipOnWarmUp, stopWarmUp } from "./warm-up.js";
 import { wellFormedBody } from "./well-formed-body.js";
@@ -32,8 +33,9 @@ export interface AppDeps {
 /**
  * Builds the whole request path, in this order. A request enters through
  * the headers every answer carries, logging, metrics, CORS and the rate
- * limit; passes the request hygiene checks, the JSON body parser and the
- * well-formed Unicode check; is checked by express-openapi-validator
+ * limit (a body answered before it is read whole is read off for a bounded
+ * time only); passes the request hygiene checks, the JSON body parser (a
+ * chunked body stopped at the limit) and the well-formed Unicode check; is checked by express-openapi-validator
  * against openapi.yaml (token and ACL first, then parameters and body), and
  * after it by strictIntegerPathParams; and reaches a handler only when the
  * contract allows it. Every failure on the way leaves through `errorHandler`
@@ -52,6 +54,7 @@ export function createApp({ config, store, verifier, logger, metrics = NO_METRIC
   app.locals.validateResponses = config.validateResponses;
 
   app.use(apiHeaders(responseHeaders(config)));
+  app.use(skipOnWarmUp(boundReadOff));
   app.use(skipOnWarmUp(requestLogger(logger)));
   if (metrics !== NO_METRICS) app.use(skipOnWarmUp(requestMetrics(metrics)));
   if (config.corsOrigins.length > 0) {
@@ -73,6 +76,8 @@ export function createApp({ config, store, verifier, logger, metrics = NO_METRIC
   if (limits) app.use(skipOnWarmUp(limits.middleware));
 
   app.use(requestHygiene(config.bodyLimitBytes));
+  // Just before the body parser: both must see the body's first byte.
+  app.use(chunkedBodyLimit(config.bodyLimitBytes));
   app.use(express.json({ limit: config.bodyLimitBytes, strict: true }));
   app.use(wellFormedBody);
 

@@ -24,7 +24,8 @@ const CONDITIONAL_HEADERS = ["if-none-match", "if-modified-since", "if-match", "
  *   The body parser refuses it too, but only after reading all of it: tens
  *   of megabytes read before the answer, or no answer until the request
  *   time-out when the client never sends them. The body is still read off
- *   behind the answer (Node discards what a finished response left unread):
+ *   behind the answer, for a bounded time (unread-body.ts), as Node
+ *   discards what a finished response left unread:
  *   a client that sends it without waiting would otherwise meet a closed
  *   connection while writing, and never read the 413. Only a client that
  *   waits for 100 Continue, and so sends nothing, has its connection closed.
