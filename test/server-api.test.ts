@@ -205,6 +205,43 @@ describe("Expect and a declared Content-Length, over raw TLS", () => {
     expect((await server.call("POST", `/agents/by-number/${pausable.number}/unpause`)).status).toBe(204);
   });
 
+  // Found by a hostile-client review: Node hands pipelined requests over
+  // at once, and a parse error behind a request in flight was answered in
+  // its place.
+  it("pipelined requests are handled one after the other: a GET sent right behind a pause reads the agent paused", async () => {
+    const { socket, until } = await open();
+    try {
+      const body = JSON.stringify({ reason: "pipelined" });
+      const host = new URL(server.url).host;
+      socket.write(
+        head(`/agents/by-number/${pausable.number}/pause`, [`Content-Length: ${body.length}`]) +
+          body +
+          `GET ${BASE_PATH}/agents/by-number/${pausable.number} HTTP/1.1\r\nHost: ${host}\r\nX-Auth-Token: ${ADMIN_TOKEN}\r\n\r\n`,
+      );
+      const text = await until(/HTTP\/1\.1 200 [^]*\r\n\r\n\{[^]*\}$/);
+      expect(text).toMatch(/^HTTP\/1\.1 204 /);
+      expect(JSON.parse(text.slice(text.lastIndexOf("\r\n\r\n") + 4))).toMatchObject({ paused: true, paused_reason: "pipelined" });
+    } finally {
+      socket.destroy();
+    }
+    expect((await server.call("POST", `/agents/by-number/${pausable.number}/unpause`)).status).toBe(204);
+  });
+
+  it("bytes that are not HTTP right behind a pause: the pause gets its own 204, then the connection closes, and no 400 is read as the pause's answer", async () => {
+    const { socket, received } = await open();
+    const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    try {
+      const body = JSON.stringify({ reason: "then garbage" });
+      socket.write(head(`/agents/by-number/${pausable.number}/pause`, [`Content-Length: ${body.length}`]) + body + "GARBAGE\r\n\r\n");
+      await closed;
+      expect(received().match(/HTTP\/1\.1 \d{3} [^\r]*/g)).toEqual(["HTTP/1.1 204 No Content"]);
+    } finally {
+      socket.destroy();
+    }
+    expect((await server.call("GET", `/agents/by-number/${pausable.number}`)).json).toMatchObject({ paused: true, paused_reason: "then garbage" });
+    expect((await server.call("POST", `/agents/by-number/${pausable.number}/unpause`)).status).toBe(204);
+  });
+
   it("100-continue within the limit: a 100, then the answer once the body is sent", async () => {
     const { socket, until } = await open();
     try {

@@ -17,6 +17,7 @@ import { requestHygiene } from "./request-hygiene.js";
 import { apiHeaders, responseHeaders } from "./response-headers.js";
 import { strictIntegerPathParams } from "./strict-integer-path-params.js";
 import { boundReadOff, chunkedBodyLimit } from "./unread-body.js";
+import { oneRequestAtATime } from "./connection-queue.js";
 import { validatorOptions } from "./validator-options.js";
 import { passWarmUp, skipOnWarmUp, stopWarmUp } from "./warm-up.js";
 import { wellFormedBody } from "./well-formed-body.js";
@@ -31,7 +32,8 @@ export interface AppDeps {
 }
 
 /**
- * Builds the whole request path, in this order. A request enters through
+ * Builds the whole request path, in this order. A request enters, after
+ * the one before it on its connection (pipelined) is answered, through
  * the headers every answer carries, logging, metrics, CORS and the rate
  * limit (a body answered before it is read whole is read off for a bounded
  * time only); passes the request hygiene checks, the JSON body parser (a
@@ -53,6 +55,7 @@ export function createApp({ config, store, verifier, logger, metrics = NO_METRIC
   // reply() must leave bodies to res.json while the validator checks responses.
   app.locals.validateResponses = config.validateResponses;
 
+  app.use(skipOnWarmUp(oneRequestAtATime));
   app.use(apiHeaders(responseHeaders(config)));
   app.use(skipOnWarmUp(boundReadOff));
   app.use(skipOnWarmUp(requestLogger(logger)));

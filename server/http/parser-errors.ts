@@ -1,5 +1,6 @@
 import type { Server } from "node:https";
 import type { Duplex } from "node:stream";
+import { endAfterRequestInFlight } from "./connection-queue.js";
 import type { ErrorBody } from "./errors.js";
 
 /** Requests Node's own HTTP parser refuses before Express ever sees them. */
@@ -25,7 +26,8 @@ function answer(socket: Duplex, headerLines: string, status: number, reason: str
  * Even a request too broken for Express (bad framing, control characters,
  * oversized headers, an unknown method, CONNECT) gets the contract's Error
  * body, then the connection is closed: nothing after a parse error can be
- * trusted.
+ * trusted. Behind a request still being handled, that request is answered
+ * instead, and then the connection closed (connection-queue.ts).
  */
 export function answerClientErrors(server: Server, headers: Readonly<Record<string, string>>): void {
   const headerLines = Object.entries(headers)
@@ -40,6 +42,7 @@ export function answerClientErrors(server: Server, headers: Readonly<Record<stri
       socket.destroy();
       return;
     }
+    if (endAfterRequestInFlight(socket)) return;
     const [status, reason, error] = PARSER_ERRORS[err.code ?? ""] ?? [400, "Bad Request", "invalid request"];
     answer(socket, headerLines, status, reason, error);
   });
