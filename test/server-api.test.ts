@@ -489,6 +489,17 @@ describe("invalid requests", () => {
     expectAnswer(answer, "getAgentById", 200);
   });
 
+  // Found by a hostile-client review: {"": 1} was blamed on the URL path,
+  // and a field named with a dot was split in two.
+  it.each([
+    [{ "": 1 }, "/"],
+    [{ "a.b": 1 }, "/a.b"],
+    [{ reason: "ok", "x.y": 1 }, "/x.y"],
+  ])("names an unknown field of a pause body %j by its JSON pointer %s", async (payload, pointer) => {
+    const body = expectAnswer(await server.call("POST", `/agents/by-number/${bystander.number}/pause`, { body: payload }), "pauseAgentByNumber", 400);
+    expect(body.details).toEqual([{ location: "body", path: pointer, message: "must NOT have additional properties" }]);
+  });
+
   it("rejects a reason with a NUL character with 400, not a database error", async () => {
     const body = expectAnswer(await server.call("POST", `/agents/by-number/${bystander.number}/pause`, { body: { reason: "a\u0000b" } }), "pauseAgentByNumber", 400);
     expect(body.details).toContainEqual(expect.objectContaining({ location: "body", path: "/reason" }));

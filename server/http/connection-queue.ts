@@ -1,9 +1,11 @@
+import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { RequestHandler } from "express";
 
 /** One connection's requests: whether one is being handled, and those waiting behind it. */
 interface Queue {
-  busy: boolean;
+  /** The request being handled, or null. */
+  current: IncomingMessage | null;
   waiting: (() => void)[];
   /** Set by a parse error behind the request in flight: the connection ends once it is answered. */
   endWhenIdle: boolean;
@@ -20,34 +22,38 @@ const queues = new WeakMap<Duplex, Queue>();
 export const oneRequestAtATime: RequestHandler = (req, res, next) => {
   let queue = queues.get(req.socket);
   if (queue === undefined) {
-    queue = { busy: false, waiting: [], endWhenIdle: false };
+    queue = { current: null, waiting: [], endWhenIdle: false };
     queues.set(req.socket, queue);
   }
   const own = queue;
+  const start = () => {
+    own.current = req;
+    next();
+  };
   res.once("close", () => {
+    own.current = null;
     const following = own.waiting.shift();
     if (following !== undefined) return following();
-    own.busy = false;
     if (own.endWhenIdle) req.socket.end();
   });
-  if (own.busy) {
-    own.waiting.push(next);
+  if (own.current !== null || own.waiting.length > 0) {
+    own.waiting.push(start);
     return;
   }
-  own.busy = true;
-  next();
+  start();
 };
 
 /**
  * For a parse error on `socket` (parser-errors.ts): true when a request of
- * it is still being handled, which then gets its own answer, after which
- * the connection ends. The error's answer would otherwise be read as that
+ * it, read whole, is still being handled, which then gets its own answer,
+ * after which the connection ends. False when there is none, or when the
+ * error is in the body of the one being handled: the error is its answer. The error's answer would otherwise be read as that
  * request's: a pause that was made, answered 400. Requests read whole
  * before the error, waiting behind it, are answered too.
  */
 export function endAfterRequestInFlight(socket: Duplex): boolean {
   const queue = queues.get(socket);
-  if (queue === undefined || !queue.busy) return false;
+  if (queue === undefined || queue.current === null || !queue.current.complete) return false;
   queue.endWhenIdle = true;
   return true;
 }

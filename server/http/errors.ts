@@ -77,9 +77,15 @@ const LOCATIONS: Readonly<Record<string, ErrorDetail["location"]>> = {
 interface ValidatorErrorItem {
   path?: string;
   message?: string;
+  /** `<Ajv keyword>.openapi.validation`, e.g. additionalProperties.openapi.validation. */
+  errorCode?: string;
 }
 
 function toDetail(item: ValidatorErrorItem): ErrorDetail {
+  // A body's field named "" ({"": 1}): the validator's path for it is empty.
+  if (item.path === "" && item.errorCode?.startsWith("additionalProperties.") === true) {
+    return { location: "body", path: "/", message: item.message ?? "is invalid" };
+  }
   // The validator names places as `/params/agent_id`, `/body/reason`, `/query/x`.
   const match = /^[./]?(params|query|headers|body)(?:[./](.*))?$/.exec(item.path ?? "");
   if (!match) {
@@ -90,8 +96,9 @@ function toDetail(item: ValidatorErrorItem): ErrorDetail {
   }
   const location = LOCATIONS[match[1]!] ?? "body";
   const rest = match[2] ?? "";
-  // Body places become JSON pointers ("" is the whole body); parameters and headers keep their names.
-  const path = location === "body" ? (rest === "" ? "" : "/" + rest.replaceAll(".", "/")) : rest;
+  // Body places are JSON pointers already ("" is the whole body), a field's
+  // name as sent; parameters and headers keep their names.
+  const path = location === "body" ? (rest === "" ? "" : "/" + rest) : rest;
   return { location, path, message: item.message ?? "is invalid" };
 }
 
@@ -174,8 +181,10 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     // the token check): `err` is then only the validator's own 401 carrying it.
     if (recorded === undefined) logServerFailure(logger, res, problem.status, err, problem.error);
     if (res.headersSent) {
-      // Too late for a clean answer: cut the connection rather than send half a body.
-      res.destroy();
+      // Answered already, whole (a chunked body's early 413, unread-body.ts):
+      // nothing to add. Otherwise too late for a clean answer: cut the
+      // connection rather than send half a body.
+      if (!res.writableEnded) res.destroy();
       return;
     }
     res.status(problem.status);
