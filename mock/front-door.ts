@@ -24,6 +24,7 @@ import express, { type RequestHandler } from "express";
 import { describeFailure } from "../server/failure.js";
 import { hostPort } from "../server/host-port.js";
 import { ERROR_IDS, HttpProblem, toProblem, type ErrorBody } from "../server/http/errors.js";
+import { isPreflight } from "../server/http/cors.js";
 import { bodyNotJson, bodyOnGet } from "../server/http/request-hygiene.js";
 import { requestIdFor } from "../server/http/logging.js";
 import { API_HEADERS } from "../server/http/response-headers.js";
@@ -249,10 +250,6 @@ function serverAnswer(what: NotForPrism): HttpProblem | null {
     case "too deep":
       return new HttpProblem(400, "invalid request", [{ location: "body", path: "", message: `must not nest deeper than ${MAX_DEPTH_FOR_PRISM} levels` }]);
   }
-}
-
-function isPreflight(req: http.IncomingMessage): boolean {
-  return req.method === "OPTIONS" && req.headers["access-control-request-method"] !== undefined;
 }
 
 /**

@@ -242,6 +242,19 @@ describe("Expect and a declared Content-Length, over raw TLS", () => {
     expect((await server.call("POST", `/agents/by-number/${pausable.number}/unpause`)).status).toBe(204);
   });
 
+  it("CONNECT gets the contract's 405 with Allow, then the connection closes", async () => {
+    const { socket, until } = await open();
+    try {
+      socket.write("CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: 127.0.0.1:22\r\n\r\n");
+      const text = await until(/\r\n\r\n\{[^}]*\}/);
+      expect(text).toMatch(/^HTTP\/1\.1 405 /);
+      expect(text).toMatch(/\r\nAllow: GET, POST\r\n/);
+      expect(text).toContain('{"error":"method not allowed"}');
+    } finally {
+      socket.destroy();
+    }
+  });
+
   it("100-continue within the limit: a 100, then the answer once the body is sent", async () => {
     const { socket, until } = await open();
     try {
@@ -667,6 +680,14 @@ describe("rate limit and CORS", () => {
       headers: { origin: "https://evil.example", "access-control-request-method": "GET" },
     });
     expect(foreign.headers["access-control-allow-origin"]).toBeUndefined();
+  });
+
+  // Found by a hostile-client review: every OPTIONS got an empty 204 once CORS was on.
+  it("answers an OPTIONS that is not a preflight as the contract does without CORS: 405 with Allow, or 404 off its paths", async () => {
+    const plain = await server.call("OPTIONS", "/agents", { token: null, headers: { origin: "https://supervisor.example" } });
+    expect([plain.status, plain.json, plain.headers.allow]).toEqual([405, { error: "method not allowed" }, "GET"]);
+    const off = await server.call("OPTIONS", "/nope", { token: null });
+    expect([off.status, off.json]).toEqual([404, { error: "not found" }]);
   });
 
   it("exposes to the page the headers a front end reads: Retry-After, X-Request-Id and a 401's WWW-Authenticate", async () => {

@@ -1,5 +1,4 @@
 import express, { type Express } from "express";
-import cors from "cors";
 import * as OpenApiValidator from "express-openapi-validator";
 import type { Logger } from "pino";
 import type { Config } from "../config/config.js";
@@ -17,6 +16,7 @@ import { requestHygiene } from "./request-hygiene.js";
 import { apiHeaders, responseHeaders } from "./response-headers.js";
 import { strictIntegerPathParams } from "./strict-integer-path-params.js";
 import { boundReadOff, chunkedBodyLimit } from "./unread-body.js";
+import { corsFor } from "./cors.js";
 import { oneRequestAtATime } from "./connection-queue.js";
 import { validatorOptions } from "./validator-options.js";
 import { passWarmUp, skipOnWarmUp, stopWarmUp } from "./warm-up.js";
@@ -60,21 +60,7 @@ export function createApp({ config, store, verifier, logger, metrics = NO_METRIC
   app.use(skipOnWarmUp(boundReadOff));
   app.use(skipOnWarmUp(requestLogger(logger)));
   if (metrics !== NO_METRICS) app.use(skipOnWarmUp(requestMetrics(metrics)));
-  if (config.corsOrigins.length > 0) {
-    app.use(
-      cors({
-        origin: config.corsOrigins.includes("*") ? "*" : config.corsOrigins,
-        // The API's methods, not the cors package's default list (PUT, PATCH, DELETE…).
-        methods: ["GET", "POST"],
-        // Upstream's two, and the request id the contract lets a client choose.
-        allowedHeaders: ["Content-Type", "X-Auth-Token", "X-Request-Id"],
-        // What a page may read of an answer: a 429's wait, the id to quote in a
-        // report, and a 401's challenge.
-        exposedHeaders: ["Retry-After", "X-Request-Id", "WWW-Authenticate"],
-        maxAge: 600,
-      }),
-    );
-  }
+  if (config.corsOrigins.length > 0) app.use(corsFor(config.corsOrigins));
   const limits = config.rateLimit ? rateLimits(config.rateLimit, () => metrics.rateLimited()) : null;
   if (limits) app.use(skipOnWarmUp(limits.middleware));
 

@@ -47,6 +47,7 @@ export function answerClientErrors(server: Server, headers: Readonly<Record<stri
     answer(socket, headerLines, status, reason, error);
   });
   server.on("connect", (_req, socket: Duplex) => {
-    answer(socket, headerLines, 405, "Method Not Allowed", "method not allowed");
+    // A 405 names what is allowed (RFC 9110): the API's methods.
+    answer(socket, `${headerLines}Allow: GET, POST\r\n`, 405, "Method Not Allowed", "method not allowed");
   });
 }
