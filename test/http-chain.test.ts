@@ -20,6 +20,7 @@ import { BASE_PATH } from "../server/contract.js";
 import { DatabaseUnavailableError } from "../server/db/sql.js";
 import { createApp } from "../server/http/app.js";
 import { HttpProblem, errorHandler, toProblem } from "../server/http/errors.js";
+import { requestLogger } from "../server/http/logging.js";
 import { requestHygiene } from "../server/http/request-hygiene.js";
 import type { AgentStore } from "../server/store/agent-store.js";
 import { loadOrCreateCertificate, tlsServerOptions } from "../server/tls/certificate.js";
@@ -292,6 +293,29 @@ describe("requestHygiene on its own", () => {
     expect(none.status).toBe(415);
     const json = await raw("POST /x HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}");
     expect(json.status).toBe(200);
+  });
+});
+
+// Found by a hostile-client review: a request whose client left before any
+// answer was logged with Node's default status, 200.
+describe("requestLogger on its own", () => {
+  it("logs a request that ended before its answer began as aborted, with no status", async () => {
+    const { logger, lines } = capturedLogger();
+    const app = express();
+    app.use(requestLogger(logger));
+    app.use(() => undefined);
+    const server = http.createServer(app);
+    const port = await listen(server);
+    try {
+      const socket = net.connect(port, "127.0.0.1", () => socket.write("GET /never HTTP/1.1\r\nHost: a\r\n\r\n"));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      socket.destroy();
+      await vi.waitFor(() => expect(lines.find((line) => line.url === "/never")).toMatchObject({ msg: "request aborted", method: "GET" }), { timeout: 5_000 });
+      expect(lines.find((line) => line.url === "/never")).not.toHaveProperty("statusCode");
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
 

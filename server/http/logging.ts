@@ -45,7 +45,9 @@ export function requestLogger(logger: Logger): RequestHandler {
         url: withoutQuery(req.originalUrl),
         client,
         ...(typeof res.locals.tokenId === "string" ? { tokenId: res.locals.tokenId } : {}),
-        statusCode: res.statusCode,
+        // None for a request that ended before its answer began: Node's
+        // default 200 would read as an answer the client never got.
+        ...(res.headersSent ? { statusCode: res.statusCode } : {}),
         responseTime: Math.round((performance.now() - started) * 10) / 10,
       };
       if (!res.writableFinished) logger.warn(line, "request aborted");
