@@ -301,14 +301,16 @@ describe("requestHygiene on its own", () => {
 describe("requestLogger on its own", () => {
   it("logs a request that ended before its answer began as aborted, with no status", async () => {
     const { logger, lines } = capturedLogger();
+    let arrived!: () => void;
+    const handling = new Promise<void>((resolve) => (arrived = resolve));
     const app = express();
     app.use(requestLogger(logger));
-    app.use(() => undefined);
+    app.use(() => arrived());
     const server = http.createServer(app);
     const port = await listen(server);
     try {
       const socket = net.connect(port, "127.0.0.1", () => socket.write("GET /never HTTP/1.1\r\nHost: a\r\n\r\n"));
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await handling;
       socket.destroy();
       await vi.waitFor(() => expect(lines.find((line) => line.url === "/never")).toMatchObject({ msg: "request aborted", method: "GET" }), { timeout: 5_000 });
       expect(lines.find((line) => line.url === "/never")).not.toHaveProperty("statusCode");

@@ -242,6 +242,47 @@ describe("Expect and a declared Content-Length, over raw TLS", () => {
     expect((await server.call("POST", `/agents/by-number/${pausable.number}/unpause`)).status).toBe(204);
   });
 
+  /** Writes `bytes`, then resolves with the status lines read once the server has closed the connection. */
+  async function statusesUntilClosed(bytes: string): Promise<string[]> {
+    const { socket, received } = await open();
+    const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    try {
+      socket.write(bytes);
+      // Well within the request time-out, which until() would not wait for.
+      const bound = open().then(({ socket: other, until }) => until(/never/).finally(() => other.destroy()));
+      await Promise.race([closed, bound]);
+      return received().match(/HTTP\/1\.1 \d{3} [^\r]*/g) ?? [];
+    } finally {
+      socket.destroy();
+    }
+  }
+
+  // Found by review of the pipelining fix: what follows a request in flight
+  // must not answer in its place, nor answer twice, nor hang.
+  it("CONNECT, or a chunked body with broken framing, pipelined behind a pause: the pause gets its own 204, then the connection closes", async () => {
+    const body = JSON.stringify({ reason: "then connect" });
+    const pause = head(`/agents/by-number/${pausable.number}/pause`, [`Content-Length: ${body.length}`]) + body;
+    expect(await statusesUntilClosed(pause + "CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: 127.0.0.1:22\r\n\r\n")).toEqual(["HTTP/1.1 204 No Content"]);
+    expect((await server.call("GET", `/agents/by-number/${pausable.number}`)).json).toMatchObject({ paused: true, paused_reason: "then connect" });
+    const broken = head(`/agents/by-number/${pausable.number}/unpause`, ["Transfer-Encoding: chunked"]) + "zz\r\nxx\r\n";
+    expect(await statusesUntilClosed(pause + broken)).toEqual(["HTTP/1.1 204 No Content"]);
+    expect((await server.call("GET", `/agents/by-number/${pausable.number}`)).json).toMatchObject({ paused: true });
+    expect((await server.call("POST", `/agents/by-number/${pausable.number}/unpause`)).status).toBe(204);
+  });
+
+  it("a chunked body answered 413 whose rest then breaks the framing gets no second answer", async () => {
+    const piece = `1000\r\n${" ".repeat(4096)}\r\n`;
+    const statuses = await statusesUntilClosed(head(`/agents/by-number/${pausable.number}/pause`, ["Transfer-Encoding: chunked"]) + piece.repeat(5) + "zz\r\n\r\n");
+    expect(statuses).toEqual(["HTTP/1.1 413 Payload Too Large"]);
+  });
+
+  it("a client pipelining far more requests than it reads answers to has its connection closed", async () => {
+    const host = new URL(server.url).host;
+    const get = `GET ${BASE_PATH}/agents/by-id/${pausable.id} HTTP/1.1\r\nHost: ${host}\r\nX-Auth-Token: ${ADMIN_TOKEN}\r\n\r\n`;
+    const statuses = await statusesUntilClosed(get.repeat(200));
+    expect(statuses.length).toBeLessThan(200);
+  });
+
   it("CONNECT gets the contract's 405 with Allow, then the connection closes", async () => {
     const { socket, until } = await open();
     try {

@@ -29,7 +29,7 @@ export interface SignalStop {
 export function stopOnSignals(options: {
   logger: Logger;
   stderr: BoundedOutput;
-  /** The longest a stop may take, from the signal; the process then exits 1 whatever still runs. */
+  /** The longest a stop may take, from its beginning; the process then exits 1 whatever still runs. */
   boundMs: number;
   failureCode: number;
 }): SignalStop {
@@ -39,8 +39,14 @@ export function stopOnSignals(options: {
   let resolve!: (code: number) => void;
   const stopped = new Promise<number>((done) => (resolve = done));
 
-  const close = (running: Stoppable) =>
-    running.close().then(
+  // The bound counts from the stop's beginning: a signal during the start
+  // waits for the start, which has bounds of its own (AGENTD_DB_TIMEOUT).
+  const close = (running: Stoppable) => {
+    setTimeout(() => {
+      stderr.write(`agentd: shutdown did not finish within ${boundMs} ms; exiting\n`);
+      process.exit(failureCode);
+    }, boundMs).unref();
+    return running.close().then(
       () => {
         // The last line of a clean stop: a log without it ended otherwise.
         logger.info("stopped");
@@ -51,6 +57,7 @@ export function stopOnSignals(options: {
         resolve(failureCode);
       },
     );
+  };
 
   const onSignal = (signal: NodeJS.Signals) => {
     if (signalled) {
@@ -60,10 +67,6 @@ export function stopOnSignals(options: {
     }
     signalled = true;
     logger.info({ signal }, server === null ? "shutting down once started" : "shutting down");
-    setTimeout(() => {
-      stderr.write(`agentd: shutdown did not finish within ${boundMs} ms; exiting\n`);
-      process.exit(failureCode);
-    }, boundMs).unref();
     if (server !== null) void close(server);
   };
   process.on("SIGTERM", onSignal);

@@ -66,15 +66,16 @@ export function limitConnections(server: Server, limits: { idleTimeoutMs: number
   // done, and its own keep-alive time-out between requests. Our listener
   // replaces Node's default (destroy on any time-out): a request in
   // progress is left to its own bounds (requestTimeout, the database's).
-  const busy = new WeakSet<Socket>();
+  // Counted: a connection's pipelined requests are in progress one after the other (connection-queue.ts).
+  const busy = new WeakMap<Socket, number>();
   server.timeout = limits.idleTimeoutMs;
   server.keepAliveTimeout = Math.min(KEEP_ALIVE_MS, limits.idleTimeoutMs);
   server.on("request", (req, res) => {
     const socket = req.socket;
-    busy.add(socket);
-    res.once("close", () => busy.delete(socket));
+    busy.set(socket, (busy.get(socket) ?? 0) + 1);
+    res.once("close", () => busy.set(socket, (busy.get(socket) ?? 1) - 1));
   });
   server.on("timeout", (socket: Socket) => {
-    if (!busy.has(socket)) socket.destroy();
+    if ((busy.get(socket) ?? 0) === 0) socket.destroy();
   });
 }

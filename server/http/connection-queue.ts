@@ -1,13 +1,26 @@
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import type { RequestHandler } from "express";
 
-/** One connection's requests: whether one is being handled, and those waiting behind it. */
+/**
+ * Requests a connection may have read whole and waiting behind the one in
+ * flight. Far more than a client that pipelines sends at once; past it, the
+ * connection is closed. Without a bound, a client pipelining without
+ * reading its answers would grow the server's memory for as long as it
+ * sends (Node stops reading a connection only when its answers pile up,
+ * and waiting requests have none yet).
+ */
+const MAX_WAITING = 32;
+
+/** One connection's requests: the one being handled, those waiting behind it. */
 interface Queue {
-  /** The request being handled, or null. */
   current: IncomingMessage | null;
-  waiting: (() => void)[];
-  /** Set by a parse error behind the request in flight: the connection ends once it is answered. */
+  /** The answer of `current`. */
+  answer: ServerResponse | null;
+  waiting: { req: IncomingMessage; start: () => void }[];
+  /** The latest request read from the connection: a parse error is in its body, or after it. */
+  last: IncomingMessage | null;
+  /** Set by a parse error behind the request in flight: the connection ends once the requests before it are answered. */
   endWhenIdle: boolean;
 }
 
@@ -22,38 +35,59 @@ const queues = new WeakMap<Duplex, Queue>();
 export const oneRequestAtATime: RequestHandler = (req, res, next) => {
   let queue = queues.get(req.socket);
   if (queue === undefined) {
-    queue = { current: null, waiting: [], endWhenIdle: false };
+    queue = { current: null, answer: null, waiting: [], last: null, endWhenIdle: false };
     queues.set(req.socket, queue);
   }
   const own = queue;
+  own.last = req;
   const start = () => {
     own.current = req;
+    own.answer = res;
     next();
   };
   res.once("close", () => {
-    own.current = null;
+    if (own.current === req) {
+      own.current = null;
+      own.answer = null;
+    }
     const following = own.waiting.shift();
-    if (following !== undefined) return following();
+    if (following !== undefined) return following.start();
     if (own.endWhenIdle) req.socket.end();
   });
-  if (own.current !== null || own.waiting.length > 0) {
-    own.waiting.push(start);
+  if (own.current === null && own.waiting.length === 0) return start();
+  if (own.waiting.length >= MAX_WAITING) {
+    req.socket.destroy();
     return;
   }
-  start();
+  own.waiting.push({ req, start });
 };
 
 /**
- * For a parse error on `socket` (parser-errors.ts): true when a request of
- * it, read whole, is still being handled, which then gets its own answer,
- * after which the connection ends. False when there is none, or when the
- * error is in the body of the one being handled: the error is its answer. The error's answer would otherwise be read as that
- * request's: a pause that was made, answered 400. Requests read whole
- * before the error, waiting behind it, are answered too.
+ * What a parse error on `socket` gets (parser-errors.ts), CONNECT's
+ * included:
+ * - "answer": its own error answer, then the connection closes. There is
+ *   no request in flight, or the error is in the body of the one being
+ *   handled, whose answer it is.
+ * - "later": nothing now. Requests read whole before it are being handled
+ *   or waiting: each gets its own answer, then the connection ends. An
+ *   error answer now would be read as the first one's: a pause that was
+ *   made, answered 400. A waiting request whose body holds the error is
+ *   dropped.
+ * - "close": nothing, the connection closes. The error is in the rest of a
+ *   body that was already answered (unread-body.ts): a second answer would
+ *   be read as the next request's.
  */
-export function endAfterRequestInFlight(socket: Duplex): boolean {
+export function afterParseError(socket: Duplex): "answer" | "later" | "close" {
   const queue = queues.get(socket);
-  if (queue === undefined || queue.current === null || !queue.current.complete) return false;
+  if (queue === undefined) return "answer";
+  const broken = queue.last !== null && !queue.last.complete ? queue.last : null;
+  if (broken !== null && broken === queue.current) return queue.answer?.headersSent === true ? "close" : "answer";
+  if (broken !== null) {
+    const waitingAt = queue.waiting.findIndex((entry) => entry.req === broken);
+    if (waitingAt < 0) return "close";
+    queue.waiting.splice(waitingAt, 1);
+  }
+  if (queue.current === null) return "answer";
   queue.endWhenIdle = true;
-  return true;
+  return "later";
 }

@@ -96,8 +96,9 @@ function toDetail(item: ValidatorErrorItem): ErrorDetail {
   }
   const location = LOCATIONS[match[1]!] ?? "body";
   const rest = match[2] ?? "";
-  // Body places are JSON pointers already ("" is the whole body), a field's
-  // name as sent; parameters and headers keep their names.
+  // Body places are JSON pointers already ("" is the whole body), except
+  // that the validator appends an unknown or missing field's name as sent,
+  // unescaped ("a/b" is not written a~1b); parameters and headers keep their names.
   const path = location === "body" ? (rest === "" ? "" : "/" + rest) : rest;
   return { location, path, message: item.message ?? "is invalid" };
 }

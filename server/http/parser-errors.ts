@@ -1,6 +1,6 @@
 import type { Server } from "node:https";
 import type { Duplex } from "node:stream";
-import { endAfterRequestInFlight } from "./connection-queue.js";
+import { afterParseError } from "./connection-queue.js";
 import type { ErrorBody } from "./errors.js";
 
 /** Requests Node's own HTTP parser refuses before Express ever sees them. */
@@ -26,8 +26,9 @@ function answer(socket: Duplex, headerLines: string, status: number, reason: str
  * Even a request too broken for Express (bad framing, control characters,
  * oversized headers, an unknown method, CONNECT) gets the contract's Error
  * body, then the connection is closed: nothing after a parse error can be
- * trusted. Behind a request still being handled, that request is answered
- * instead, and then the connection closed (connection-queue.ts).
+ * trusted. Behind requests still being handled, those are answered instead,
+ * and then the connection closed; in the rest of a body already answered,
+ * nothing is (connection-queue.ts).
  */
 export function answerClientErrors(server: Server, headers: Readonly<Record<string, string>>): void {
   const headerLines = Object.entries(headers)
@@ -42,11 +43,16 @@ export function answerClientErrors(server: Server, headers: Readonly<Record<stri
       socket.destroy();
       return;
     }
-    if (endAfterRequestInFlight(socket)) return;
+    const after = afterParseError(socket);
+    if (after === "close") socket.destroy();
+    if (after !== "answer") return;
     const [status, reason, error] = PARSER_ERRORS[err.code ?? ""] ?? [400, "Bad Request", "invalid request"];
     answer(socket, headerLines, status, reason, error);
   });
   server.on("connect", (_req, socket: Duplex) => {
+    const after = afterParseError(socket);
+    if (after === "close") socket.destroy();
+    if (after !== "answer") return;
     // A 405 names what is allowed (RFC 9110): the API's methods.
     answer(socket, `${headerLines}Allow: GET, POST\r\n`, 405, "Method Not Allowed", "method not allowed");
   });

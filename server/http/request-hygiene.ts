@@ -65,7 +65,8 @@ export function declaredTooLarge(req: IncomingMessage, limitBytes: number): bool
   return length !== undefined && Number(length) > limitBytes;
 }
 
-function hasBody(req: IncomingMessage): boolean {
+/** Whether the request says it carries a body (chunked, or a length over 0). */
+export function hasBody(req: IncomingMessage): boolean {
   return req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
 }
 

@@ -1,6 +1,6 @@
-import type { IncomingMessage } from "node:http";
 import type { RequestHandler } from "express";
 import { ERROR_IDS } from "./errors.js";
+import { hasBody } from "./request-hygiene.js";
 
 /**
  * How long the rest of a body answered before it was read whole may keep
@@ -9,10 +9,6 @@ import { ERROR_IDS } from "./errors.js";
  * time-out.
  */
 const READ_OFF_GRACE_MS = 2000;
-
-function hasBody(req: IncomingMessage): boolean {
-  return req.headers["transfer-encoding"] !== undefined || (req.headers["content-length"] !== undefined && req.headers["content-length"] !== "0");
-}
 
 /**
  * A request answered before its body was read whole (declared over the
@@ -32,7 +28,9 @@ export const boundReadOff: RequestHandler = (req, res, next) => {
         if (!req.complete) req.socket.destroy();
       }, READ_OFF_GRACE_MS);
       timer.unref();
-      req.once("end", () => clearTimeout(timer));
+      const clear = () => clearTimeout(timer);
+      req.once("end", clear);
+      req.socket.once("close", clear);
     });
   }
   next();
