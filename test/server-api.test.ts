@@ -270,6 +270,22 @@ describe("Expect and a declared Content-Length, over raw TLS", () => {
     expect((await server.call("POST", `/agents/by-number/${pausable.number}/unpause`)).status).toBe(204);
   });
 
+  // Found by a second review: the parser repeats its error on later reads.
+  it("more bytes after a broken request pipelined behind a pause, in another write: the pause still gets its 204", async () => {
+    const { socket, received } = await open();
+    const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    try {
+      const body = JSON.stringify({ reason: "then more" });
+      socket.write(head(`/agents/by-number/${pausable.number}/pause`, [`Content-Length: ${body.length}`]) + body + head(`/agents/by-number/${pausable.number}/unpause`, ["Transfer-Encoding: chunked"]) + "zz\r\n");
+      socket.write("more bytes\r\n\r\n");
+      await closed;
+      expect(received().match(/HTTP\/1\.1 \d{3} [^\r]*/g)).toEqual(["HTTP/1.1 204 No Content"]);
+    } finally {
+      socket.destroy();
+    }
+    expect((await server.call("POST", `/agents/by-number/${pausable.number}/unpause`)).status).toBe(204);
+  });
+
   it("a chunked body answered 413 whose rest then breaks the framing gets no second answer", async () => {
     const piece = `1000\r\n${" ".repeat(4096)}\r\n`;
     const statuses = await statusesUntilClosed(head(`/agents/by-number/${pausable.number}/pause`, ["Transfer-Encoding: chunked"]) + piece.repeat(5) + "zz\r\n\r\n");

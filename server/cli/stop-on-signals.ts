@@ -42,11 +42,12 @@ export function stopOnSignals(options: {
   // The bound counts from the stop's beginning: a signal during the start
   // waits for the start, which has bounds of its own (AGENTD_DB_TIMEOUT).
   const close = (running: Stoppable) => {
-    setTimeout(() => {
+    const bound = setTimeout(() => {
       stderr.write(`agentd: shutdown did not finish within ${boundMs} ms; exiting\n`);
       process.exit(failureCode);
-    }, boundMs).unref();
-    return running.close().then(
+    }, boundMs);
+    bound.unref();
+    return running.close().finally(() => clearTimeout(bound)).then(
       () => {
         // The last line of a clean stop: a log without it ended otherwise.
         logger.info("stopped");

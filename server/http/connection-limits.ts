@@ -66,7 +66,7 @@ export function limitConnections(server: Server, limits: { idleTimeoutMs: number
   // done, and its own keep-alive time-out between requests. Our listener
   // replaces Node's default (destroy on any time-out): a request in
   // progress is left to its own bounds (requestTimeout, the database's).
-  // Counted: a connection's pipelined requests are in progress one after the other (connection-queue.ts).
+  // Counted: a connection's pipelined requests, in progress or waiting their turn (connection-queue.ts).
   const busy = new WeakMap<Socket, number>();
   server.timeout = limits.idleTimeoutMs;
   server.keepAliveTimeout = Math.min(KEEP_ALIVE_MS, limits.idleTimeoutMs);

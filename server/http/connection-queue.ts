@@ -50,6 +50,14 @@ export const oneRequestAtATime: RequestHandler = (req, res, next) => {
       own.current = null;
       own.answer = null;
     }
+    // Not kept for as long as an idle connection lives.
+    if (own.last === req && req.complete) own.last = null;
+    // The connection is gone (the client left, or it was closed): what
+    // waits is for nobody, and must change nothing.
+    if (req.socket.destroyed) {
+      own.waiting.length = 0;
+      return;
+    }
     const following = own.waiting.shift();
     if (following !== undefined) return following.start();
     if (own.endWhenIdle) req.socket.end();
@@ -86,6 +94,8 @@ export function afterParseError(socket: Duplex): "answer" | "later" | "close" {
     const waitingAt = queue.waiting.findIndex((entry) => entry.req === broken);
     if (waitingAt < 0) return "close";
     queue.waiting.splice(waitingAt, 1);
+    // The parser repeats its error on every later read: each is then "later" too.
+    queue.last = null;
   }
   if (queue.current === null) return "answer";
   queue.endWhenIdle = true;

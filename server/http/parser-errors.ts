@@ -1,4 +1,5 @@
 import type { Server } from "node:https";
+import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { afterParseError } from "./connection-queue.js";
 import type { ErrorBody } from "./errors.js";
@@ -25,7 +26,8 @@ function answer(socket: Duplex, headerLines: string, status: number, reason: str
 /**
  * Even a request too broken for Express (bad framing, control characters,
  * oversized headers, an unknown method, CONNECT) gets the contract's Error
- * body, then the connection is closed: nothing after a parse error can be
+ * body, then the connection is closed (by the client, for CONNECT, or at the
+ * request time-out): nothing after a parse error can be
  * trusted. Behind requests still being handled, those are answered instead,
  * and then the connection closed; in the rest of a body already answered,
  * nothing is (connection-queue.ts).
@@ -49,7 +51,12 @@ export function answerClientErrors(server: Server, headers: Readonly<Record<stri
     const [status, reason, error] = PARSER_ERRORS[err.code ?? ""] ?? [400, "Bad Request", "invalid request"];
     answer(socket, headerLines, status, reason, error);
   });
-  server.on("connect", (_req, socket: Duplex) => {
+  server.on("connect", (_req, socket: Socket) => {
+    // Node hands a CONNECT's connection over untimed, its bytes unread: a
+    // client that stays would keep it for good. Bounded by the request
+    // time-out, and what it sends is discarded, so its end is seen.
+    socket.setTimeout(server.requestTimeout, () => socket.destroy());
+    socket.resume();
     const after = afterParseError(socket);
     if (after === "close") socket.destroy();
     if (after !== "answer") return;

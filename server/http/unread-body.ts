@@ -12,8 +12,8 @@ const READ_OFF_GRACE_MS = 2000;
 
 /**
  * A request answered before its body was read whole (declared over the
- * limit, not JSON, or sent chunked past the limit): Node reads the rest off
- * behind the answer, so a client still sending reads the answer, and keeps
+ * limit, not JSON, or sent chunked past the limit): the rest is read off
+ * behind the answer (by Node, or by the body parser), so a client still sending reads the answer, and keeps
  * the connection for the next request. Bounded here: a body still arriving
  * after the grace has its connection closed. Unbounded, an endless or
  * trickling body held the connection, and the server's time to decrypt it,
@@ -28,7 +28,11 @@ export const boundReadOff: RequestHandler = (req, res, next) => {
         if (!req.complete) req.socket.destroy();
       }, READ_OFF_GRACE_MS);
       timer.unref();
-      const clear = () => clearTimeout(timer);
+      const clear = () => {
+        clearTimeout(timer);
+        req.off("end", clear);
+        req.socket.off("close", clear);
+      };
       req.once("end", clear);
       req.socket.once("close", clear);
     });
@@ -37,8 +41,9 @@ export const boundReadOff: RequestHandler = (req, res, next) => {
 };
 
 /**
- * A body without a Content-Length (chunked) is answered 413 as soon as it
- * passes the limit. The JSON body parser refuses it at the same byte, but
+ * A body without a Content-Length (chunked) is answered 413 as soon as the
+ * bytes sent pass the limit. The JSON body parser refuses it at the same
+ * byte (or earlier, for a compressed body: it counts inflated bytes), but
  * answers only once it has read the rest off (expressjs/body-parser#509):
  * for a body that never ends, never. Counted on the request's own data
  * events, which the body parser, the next middleware, reads in the same
