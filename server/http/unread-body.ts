@@ -13,8 +13,9 @@ const READ_OFF_GRACE_MS = 2000;
 /**
  * A request answered before its body was read whole (declared over the
  * limit, not JSON, or sent chunked past the limit): the rest is read off
- * behind the answer (by Node, or by the body parser), so a client still sending reads the answer, and keeps
- * the connection for the next request. Bounded here: a body still arriving
+ * behind the answer (by Node, or by the body parser), so a client still
+ * sending reads the answer, and the connection is kept for the next
+ * request. Bounded here: a body still arriving
  * after the grace has its connection closed. Unbounded, an endless or
  * trickling body held the connection, and the server's time to decrypt it,
  * until the request time-out, whose own answer (parser-errors.ts) was then
