@@ -286,6 +286,32 @@ describe("Expect and a declared Content-Length, over raw TLS", () => {
     expect((await server.call("POST", `/agents/by-number/${pausable.number}/unpause`)).status).toBe(204);
   });
 
+  // Found by a second review: each early answer on a keep-alive connection
+  // left a listener on its socket. The server runs in this process, so
+  // Node's warning past ten listeners would reach this process's warnings.
+  it("a keep-alive connection whose requests are each answered before their body arrives keeps serving, without piling up listeners", async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on("warning", onWarning);
+    const { socket, until } = await open();
+    try {
+      for (let i = 1; i <= 15; i++) {
+        socket.write(head(`/agents/by-number/${pausable.number}/pause`, ["Content-Length: 5"]).replace("application/json", "text/plain"));
+        const pattern = new RegExp(`(HTTP/1\\.1 415 [^]*?\\{[^}]*\\}[^]*?){${i}}`);
+        await until(pattern);
+        socket.write("hello");
+      }
+      const host = new URL(server.url).host;
+      socket.write(`GET ${BASE_PATH}/agents/by-id/${pausable.id} HTTP/1.1\r\nHost: ${host}\r\nX-Auth-Token: ${ADMIN_TOKEN}\r\n\r\n`);
+      await until(/HTTP\/1\.1 200 /);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings).not.toContain("MaxListenersExceededWarning");
+    } finally {
+      process.off("warning", onWarning);
+      socket.destroy();
+    }
+  });
+
   it("a chunked body answered 413 whose rest then breaks the framing gets no second answer", async () => {
     const piece = `1000\r\n${" ".repeat(4096)}\r\n`;
     const statuses = await statusesUntilClosed(head(`/agents/by-number/${pausable.number}/pause`, ["Transfer-Encoding: chunked"]) + piece.repeat(5) + "zz\r\n\r\n");
