@@ -37,10 +37,11 @@ export interface AppDeps {
  * the headers every answer carries, logging, metrics, CORS and the rate
  * limit (a body answered before it is read whole is read off for a bounded
  * time only); passes the request hygiene checks, the JSON body parser (a
- * chunked body stopped at the limit) and the well-formed Unicode check; is checked by express-openapi-validator
- * against openapi.yaml (token and ACL first, then parameters and body), and
- * after it by strictIntegerPathParams; and reaches a handler only when the
- * contract allows it. Every failure on the way leaves through `errorHandler`
+ * chunked body stopped at the limit) and the well-formed Unicode check; is
+ * checked by express-openapi-validator against openapi.yaml (token and
+ * ACL first, then parameters and body), and after it by
+ * strictIntegerPathParams; and reaches a handler only when the contract
+ * allows it. Every failure on the way leaves through `errorHandler`
  * in the contract's `Error` shape. The warm-up requests of warm-up.ts (sent
  * in process before the server listens) skip the log, the metrics, the rate
  * limit and the token check, and stop before the handlers.
