@@ -591,6 +591,8 @@ describe("invalid requests", () => {
     [{ "": 1 }, "/"],
     [{ "a.b": 1 }, "/a.b"],
     [{ reason: "ok", "x.y": 1 }, "/x.y"],
+    [{ "a/b": 1 }, "/a~1b"],
+    [{ "~x": 1 }, "/~0x"],
   ])("names an unknown field of a pause body %j by its JSON pointer %s", async (payload, pointer) => {
     const body = expectAnswer(await server.call("POST", `/agents/by-number/${bystander.number}/pause`, { body: payload }), "pauseAgentByNumber", 400);
     expect(body.details).toEqual([{ location: "body", path: pointer, message: "must NOT have additional properties" }]);

@@ -81,7 +81,12 @@ interface ValidatorErrorItem {
   errorCode?: string;
 }
 
-function toDetail(item: ValidatorErrorItem): ErrorDetail {
+/** A field's name as one JSON pointer segment (RFC 6901). */
+function pointerSegment(name: string): string {
+  return name.replaceAll("~", "~0").replaceAll("/", "~1");
+}
+
+function toDetail(item: ValidatorErrorItem, body: unknown): ErrorDetail {
   // A body's field named "" ({"": 1}): the validator's path for it is empty.
   if (item.path === "" && item.errorCode?.startsWith("additionalProperties.") === true) {
     return { location: "body", path: "/", message: item.message ?? "is invalid" };
@@ -97,9 +102,13 @@ function toDetail(item: ValidatorErrorItem): ErrorDetail {
   const location = LOCATIONS[match[1]!] ?? "body";
   const rest = match[2] ?? "";
   // Body places are JSON pointers already ("" is the whole body), except
-  // that the validator appends an unknown or missing field's name as sent,
-  // unescaped ("a/b" is not written a~1b); parameters and headers keep their names.
-  const path = location === "body" ? (rest === "" ? "" : "/" + rest) : rest;
+  // that the validator appends an unknown field's name as sent, unescaped:
+  // a field of the body itself is found by that name and escaped ("a/b" is
+  // /a~1b). Parameters and headers keep their names.
+  if (location !== "body") return { location, path: rest, message: item.message ?? "is invalid" };
+  const topLevel =
+    item.errorCode?.startsWith("additionalProperties.") === true && typeof body === "object" && body !== null && !Array.isArray(body) && Object.hasOwn(body, rest);
+  const path = rest === "" ? "" : "/" + (topLevel ? pointerSegment(rest) : rest);
   return { location, path, message: item.message ?? "is invalid" };
 }
 
@@ -130,7 +139,8 @@ function isJson(text: unknown): boolean {
 }
 
 /** Turns whatever was thrown into a status and the contract's `Error` body. */
-export function toProblem(err: unknown): HttpProblem {
+/** `body`: the request's parsed body, to name its fields in the details. */
+export function toProblem(err: unknown, body?: unknown): HttpProblem {
   if (err instanceof HttpProblem) return err;
   if (err instanceof DatabaseUnavailableError) return new HttpProblem(503, "database unavailable");
 
@@ -156,7 +166,7 @@ export function toProblem(err: unknown): HttpProblem {
   if (status >= 400 && status < 500) {
     const id = ERROR_IDS[status] ?? ERROR_IDS[400]!;
     const items = Array.isArray(e.errors) ? (e.errors as ValidatorErrorItem[]) : [];
-    const details = status === 400 && items.length > 0 ? items.map(toDetail) : undefined;
+    const details = status === 400 && items.length > 0 ? items.map((item) => toDetail(item, body)) : undefined;
     return new HttpProblem(status in ERROR_IDS ? status : 400, id, details, validatorHeaders(err));
   }
   return new HttpProblem(500, ERROR_IDS[500]!);
@@ -175,9 +185,9 @@ export function logServerFailure(logger: Logger, res: Response, status: number, 
 
 /** The last middleware: every error leaves in the contract's shape; a 500 is logged, never explained. */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
-  return (err, _req, res, _next) => {
+  return (err, req, res, _next) => {
     const recorded = authFailure(res);
-    const problem = recorded ?? toProblem(err);
+    const problem = recorded ?? toProblem(err, req.body);
     // A failed token check was logged where its cause is known (the verifier,
     // the token check): `err` is then only the validator's own 401 carrying it.
     if (recorded === undefined) logServerFailure(logger, res, problem.status, err, problem.error);
