@@ -186,6 +186,19 @@ describe.each(LANGUAGES.map(({ lang }) => lang))("the %s samples, run against a 
     else expect(JSON.parse(output)).toEqual(await agent("1001"));
   });
 
+  // Python's GETs used raise_for_status(), which says "401 Client Error"
+  // and drops the contract's error identifier.
+  it.each(["listAgents", "getAgentById", "getAgentByNumber"])("%s, with a token the server refuses, fails and says the contract's error identifier", async (operationId) => {
+    const { command, args, cwd } = await readerCommand(lang, operationId);
+    const result = await run(command, args, {
+      cwd,
+      env: { ...envWithoutAgentd(), AGENTD_URL: server.url, AGENTD_TOKEN: "not-a-token", AGENTD_CACERT: server.running.certPath },
+      timeoutMs: 60_000,
+    });
+    expect(result.code).not.toBe(0);
+    expect(result.stdout + result.stderr).toContain("invalid token or unauthorized");
+  });
+
   it("pauseAgentByNumber pauses agent 1001 with its reason", async () => {
     expect((await server.call("POST", "/agents/by-number/1001/unpause")).status).toBe(204);
     // curl puts the status on a line of its own, after the body an error has.

@@ -9,5 +9,6 @@ response = requests.get(
     verify=os.environ.get("AGENTD_CACERT") or True,
     timeout=10,
 )
-response.raise_for_status()
+if not response.ok:  # e.g. 404 {"error": "no such agent"}
+    raise SystemExit(f"{response.status_code} {response.json()['error']}")
 print(response.json())

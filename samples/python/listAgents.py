@@ -9,7 +9,8 @@ response = requests.get(
     verify=os.environ.get("AGENTD_CACERT") or True,
     timeout=10,
 )
-response.raise_for_status()
+if not response.ok:  # e.g. 401 {"error": "invalid token or unauthorized"}
+    raise SystemExit(f"{response.status_code} {response.json()['error']}")
 for agent in response.json():
     state = ("paused" if agent["paused"] else "available") if agent["logged"] else "logged out"
     print(agent["number"], state)
