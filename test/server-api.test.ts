@@ -338,6 +338,35 @@ describe("Expect and a declared Content-Length, over raw TLS", () => {
     }
   });
 
+  // Found by a third review: Node no longer times out or tracks a CONNECT's
+  // connection, so a client keeping it half-open held it, and a graceful stop waited for it.
+  it("CONNECT from a client that keeps its side open: the server closes the connection after its 405", async () => {
+    const url = new URL(server.url);
+    // allowHalfOpen is one of tls.connect's options (Node's documentation), missing from its types.
+    const options = { host: url.hostname, port: Number(url.port), ca: server.ca, allowHalfOpen: true };
+    const socket = tls.connect(options);
+    let text = "";
+    socket.on("data", (chunk: Buffer) => (text += chunk.toString("latin1")));
+    // The server's side is gone once what this side still writes is refused.
+    const refused = new Promise<void>((resolve) => {
+      socket.once("error", () => resolve());
+      socket.once("close", () => resolve());
+    });
+    let writing: NodeJS.Timeout | undefined;
+    try {
+      await new Promise<void>((resolve) => socket.once("secureConnect", resolve));
+      socket.write("CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: 127.0.0.1:22\r\n\r\n");
+      await new Promise<void>((resolve) => socket.once("end", resolve));
+      writing = setInterval(() => socket.write("still here\r\n"), 200);
+      // Well within the request time-out and the idle time-out, which would not be awaited.
+      await Promise.race([refused, new Promise((_, reject) => setTimeout(() => reject(new Error(`still open; received ${JSON.stringify(text)}`)), 10_000))]);
+      expect(text).toMatch(/^HTTP\/1\.1 405 /);
+    } finally {
+      clearInterval(writing);
+      socket.destroy();
+    }
+  });
+
   it("100-continue within the limit: a 100, then the answer once the body is sent", async () => {
     const { socket, until } = await open();
     try {

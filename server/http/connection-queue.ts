@@ -27,6 +27,24 @@ interface Queue {
 const queues = new WeakMap<Duplex, Queue>();
 
 /**
+ * How long a connection the server has ended may stay open on the client's
+ * side: long enough to read the last answer. A client that keeps it
+ * half-open would otherwise hold it, and a graceful stop would wait for it:
+ * Node's closeAllConnections no longer reaches a connection it has handed
+ * over (CONNECT), and the idle time-out spares one with a request it never
+ * answered (dropped, below).
+ */
+const END_GRACE_MS = 2000;
+
+/** Ends `socket` after what was written, and destroys it after the grace if the client has not closed its side. */
+export function endConnection(socket: Duplex, last?: string): void {
+  socket.end(last);
+  const timer = setTimeout(() => socket.destroy(), END_GRACE_MS);
+  timer.unref();
+  socket.once("close", () => clearTimeout(timer));
+}
+
+/**
  * The requests of one connection are handled one after the other. Node
  * hands a client's pipelined requests over as they arrive, each answered in
  * order but handled at once: a GET sent right behind a pause read the agent
@@ -60,7 +78,7 @@ export const oneRequestAtATime: RequestHandler = (req, res, next) => {
     }
     const following = own.waiting.shift();
     if (following !== undefined) return following.start();
-    if (own.endWhenIdle) req.socket.end();
+    if (own.endWhenIdle) endConnection(req.socket);
   });
   if (own.current === null && own.waiting.length === 0) return start();
   if (own.waiting.length >= MAX_WAITING) {

@@ -1,7 +1,7 @@
 import type { Server } from "node:https";
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
-import { afterParseError } from "./connection-queue.js";
+import { afterParseError, endConnection } from "./connection-queue.js";
 import type { ErrorBody } from "./errors.js";
 
 /** Requests Node's own HTTP parser refuses before Express ever sees them. */
@@ -17,7 +17,8 @@ function isTlsFailure(err: NodeJS.ErrnoException): boolean {
 
 function answer(socket: Duplex, headerLines: string, status: number, reason: string, error: string): void {
   const body = JSON.stringify({ error } satisfies ErrorBody);
-  socket.end(
+  endConnection(
+    socket,
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n${headerLines}` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
@@ -26,8 +27,8 @@ function answer(socket: Duplex, headerLines: string, status: number, reason: str
 /**
  * Even a request too broken for Express (bad framing, control characters,
  * oversized headers, an unknown method, CONNECT) gets the contract's Error
- * body, then the connection is closed (by the client, for CONNECT, or at the
- * request time-out): nothing after a parse error can be
+ * body, then the connection is ended (and closed after a grace, if the
+ * client keeps its side open): nothing after a parse error can be
  * trusted. Behind requests still being handled, those are answered instead,
  * and then the connection closed; in the rest of a body already answered,
  * nothing is (connection-queue.ts).
@@ -52,10 +53,9 @@ export function answerClientErrors(server: Server, headers: Readonly<Record<stri
     answer(socket, headerLines, status, reason, error);
   });
   server.on("connect", (_req, socket: Socket) => {
-    // Node hands a CONNECT's connection over untimed, its bytes unread: a
-    // client that stays would keep it for good. Bounded by the request
-    // time-out, and what it sends is discarded, so its end is seen.
-    socket.setTimeout(server.requestTimeout, () => socket.destroy());
+    // Node hands a CONNECT's connection over untimed, its bytes unread: what
+    // it sends is discarded, so its end is seen, and it is ended with a
+    // grace (endConnection) once answered, here or behind the request in flight.
     socket.resume();
     const after = afterParseError(socket);
     if (after === "close") socket.destroy();
