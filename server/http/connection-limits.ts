@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import type { Server } from "node:https";
 import type { Socket } from "node:net";
+import { connectionBusy } from "./connection-queue.js";
 
 /**
  * Descriptors kept out of the API's reach for everything else the process
@@ -66,16 +67,10 @@ export function limitConnections(server: Server, limits: { idleTimeoutMs: number
   // done, and its own keep-alive time-out between requests. Our listener
   // replaces Node's default (destroy on any time-out): a request in
   // progress is left to its own bounds (requestTimeout, the database's).
-  // Counted: a connection's pipelined requests, in progress or waiting their turn (connection-queue.ts).
-  const busy = new WeakMap<Socket, number>();
   server.timeout = limits.idleTimeoutMs;
   server.keepAliveTimeout = Math.min(KEEP_ALIVE_MS, limits.idleTimeoutMs);
-  server.on("request", (req, res) => {
-    const socket = req.socket;
-    busy.set(socket, (busy.get(socket) ?? 0) + 1);
-    res.once("close", () => busy.set(socket, (busy.get(socket) ?? 1) - 1));
-  });
+  // The app's connection queue knows the requests in progress or waiting their turn.
   server.on("timeout", (socket: Socket) => {
-    if ((busy.get(socket) ?? 0) === 0) socket.destroy();
+    if (!connectionBusy(socket)) socket.destroy();
   });
 }

@@ -88,6 +88,12 @@ export const oneRequestAtATime: RequestHandler = (req, res, next) => {
   own.waiting.push({ req, start });
 };
 
+/** Whether a request of `socket` is being handled or waits its turn: the idle time-out spares it (connection-limits.ts). */
+export function connectionBusy(socket: Duplex): boolean {
+  const queue = queues.get(socket);
+  return queue !== undefined && (queue.current !== null || queue.waiting.length > 0);
+}
+
 /**
  * What a parse error on `socket` gets (parser-errors.ts), CONNECT's
  * included:

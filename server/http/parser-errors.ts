@@ -1,5 +1,4 @@
 import type { Server } from "node:https";
-import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { afterParseError, endConnection } from "./connection-queue.js";
 import type { ErrorBody } from "./errors.js";
@@ -52,7 +51,7 @@ export function answerClientErrors(server: Server, headers: Readonly<Record<stri
     const [status, reason, error] = PARSER_ERRORS[err.code ?? ""] ?? [400, "Bad Request", "invalid request"];
     answer(socket, headerLines, status, reason, error);
   });
-  server.on("connect", (_req, socket: Socket) => {
+  server.on("connect", (_req, socket: Duplex) => {
     // Node hands a CONNECT's connection over untimed, its bytes unread: what
     // it sends is discarded, so its end is seen, and it is ended with a
     // grace (endConnection) once answered, here or behind the request in flight.
