@@ -227,35 +227,27 @@ describe("Expect and a declared Content-Length, over raw TLS", () => {
     expect((await server.call("POST", `/agents/by-number/${pausable.number}/unpause`)).status).toBe(204);
   });
 
-  it("bytes that are not HTTP right behind a pause: the pause gets its own 204, then the connection closes, and no 400 is read as the pause's answer", async () => {
-    const { socket, received } = await open();
+  /** Writes each of `writes` (one write each), then resolves with the status lines read once the server has closed the connection. */
+  async function statusesUntilClosed(...writes: string[]): Promise<string[]> {
+    const { socket, received, until } = await open();
     const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
     try {
-      const body = JSON.stringify({ reason: "then garbage" });
-      socket.write(head(`/agents/by-number/${pausable.number}/pause`, [`Content-Length: ${body.length}`]) + body + "GARBAGE\r\n\r\n");
-      await closed;
-      expect(received().match(/HTTP\/1\.1 \d{3} [^\r]*/g)).toEqual(["HTTP/1.1 204 No Content"]);
-    } finally {
-      socket.destroy();
-    }
-    expect((await server.call("GET", `/agents/by-number/${pausable.number}`)).json).toMatchObject({ paused: true, paused_reason: "then garbage" });
-    expect((await server.call("POST", `/agents/by-number/${pausable.number}/unpause`)).status).toBe(204);
-  });
-
-  /** Writes `bytes`, then resolves with the status lines read once the server has closed the connection. */
-  async function statusesUntilClosed(bytes: string): Promise<string[]> {
-    const { socket, received } = await open();
-    const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
-    try {
-      socket.write(bytes);
+      for (const bytes of writes) socket.write(bytes);
       // Well within the request time-out, which until() would not wait for.
-      const bound = open().then(({ socket: other, until }) => until(/never/).finally(() => other.destroy()));
-      await Promise.race([closed, bound]);
+      await Promise.race([closed, until(/never/)]);
       return received().match(/HTTP\/1\.1 \d{3} [^\r]*/g) ?? [];
     } finally {
       socket.destroy();
     }
   }
+
+  it("bytes that are not HTTP right behind a pause: the pause gets its own 204, then the connection closes, and no 400 is read as the pause's answer", async () => {
+    const body = JSON.stringify({ reason: "then garbage" });
+    const statuses = await statusesUntilClosed(head(`/agents/by-number/${pausable.number}/pause`, [`Content-Length: ${body.length}`]) + body + "GARBAGE\r\n\r\n");
+    expect(statuses).toEqual(["HTTP/1.1 204 No Content"]);
+    expect((await server.call("GET", `/agents/by-number/${pausable.number}`)).json).toMatchObject({ paused: true, paused_reason: "then garbage" });
+    expect((await server.call("POST", `/agents/by-number/${pausable.number}/unpause`)).status).toBe(204);
+  });
 
   // Found by review of the pipelining fix: what follows a request in flight
   // must not answer in its place, nor answer twice, nor hang.
@@ -272,17 +264,9 @@ describe("Expect and a declared Content-Length, over raw TLS", () => {
 
   // Found by a second review: the parser repeats its error on later reads.
   it("more bytes after a broken request pipelined behind a pause, in another write: the pause still gets its 204", async () => {
-    const { socket, received } = await open();
-    const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
-    try {
-      const body = JSON.stringify({ reason: "then more" });
-      socket.write(head(`/agents/by-number/${pausable.number}/pause`, [`Content-Length: ${body.length}`]) + body + head(`/agents/by-number/${pausable.number}/unpause`, ["Transfer-Encoding: chunked"]) + "zz\r\n");
-      socket.write("more bytes\r\n\r\n");
-      await closed;
-      expect(received().match(/HTTP\/1\.1 \d{3} [^\r]*/g)).toEqual(["HTTP/1.1 204 No Content"]);
-    } finally {
-      socket.destroy();
-    }
+    const body = JSON.stringify({ reason: "then more" });
+    const pauseThenBroken = head(`/agents/by-number/${pausable.number}/pause`, [`Content-Length: ${body.length}`]) + body + head(`/agents/by-number/${pausable.number}/unpause`, ["Transfer-Encoding: chunked"]) + "zz\r\n";
+    expect(await statusesUntilClosed(pauseThenBroken, "more bytes\r\n\r\n")).toEqual(["HTTP/1.1 204 No Content"]);
     expect((await server.call("POST", `/agents/by-number/${pausable.number}/unpause`)).status).toBe(204);
   });
 
