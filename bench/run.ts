@@ -289,13 +289,15 @@ async function mainTable(): Promise<{ info: RunInfo; cells: CellResult[] }> {
       ctx.serverNodeFlags = ["--cpu-prof", "--cpu-prof-dir", path.resolve(flags["cpu-prof"])];
     }
     const targets: Array<{ spec: TargetSpec; target: RunningTarget }> = [];
+    const reference = new Map<OperationName, string>();
+    // One target at a time, each answering before the next is given a port:
+    // a server still starting binds its operator listener to a port the
+    // kernel picks (AGENTD_OPS_PORT=0), which could be the one freePort()
+    // had just handed the next target and released.
     for (const spec of specs) {
       const target = await spec.start(ctx);
       running.push(target);
       targets.push({ spec, target });
-    }
-    const reference = new Map<OperationName, string>();
-    for (const { spec, target } of targets) {
       await waitFor(target.base + OPERATIONS.byNumber.path, {
         status: 200,
         headers: { "x-auth-token": BENCH_TOKEN },
