@@ -79,8 +79,8 @@ export interface paths {
         /**
          * Pause an agent
          * @description Pauses the logged-in agent with the given agent number. Pausing an
-         *     agent that is already paused is not an error. The change is durable
-         *     when the response is sent.
+         *     agent that is already paused is not an error. The change is committed
+         *     before the response is sent.
          *
          *     Required ACL: `agentd.agents.by-number.{agent_number}.pause.create`.
          */
@@ -104,7 +104,7 @@ export interface paths {
          * Unpause an agent
          * @description Ends the pause of the logged-in agent with the given agent number.
          *     Unpausing an agent that is not paused is not an error. The change is
-         *     durable when the response is sent.
+         *     committed before the response is sent.
          *
          *     The operation takes no parameters besides the agent number. A client
          *     may send no body at all, with no Content-Type (as upstream's Python
@@ -226,7 +226,12 @@ export interface components {
                 };
             };
         };
-        /** @description The request is invalid: `agent_number` is not digits only, or the request has a query parameter (the operation declares none) or a body the operation does not take, or a header or the request itself is malformed; `details`, when present, names each place. */
+        /**
+         * @description The request is invalid: `agent_number` is not digits only; the request
+         *     has a body the operation does not take or a query parameter (the
+         *     operation declares none); or a header or the request itself is
+         *     malformed. `details`, when present, names each place.
+         */
         BadPauseRequest: {
             headers: {
                 [name: string]: unknown;
@@ -320,6 +325,11 @@ export interface components {
          *
          *     The same status, with `authentication server unreachable`, when the
          *     authentication service cannot be reached.
+         *
+         *     To a pause or an unpause, a 503 says that the outcome was not known in
+         *     time, not that nothing happened: a change the database was already
+         *     making may still be committed. Both operations are idempotent: repeat
+         *     the request.
          */
         ServiceUnavailable: {
             headers: {

@@ -79,8 +79,8 @@ export interface paths {
         /**
          * Pause an agent
          * @description Pauses the logged-in agent with the given agent number. Pausing an
-         *     agent that is already paused is not an error. The change is durable
-         *     when the response is sent.
+         *     agent that is already paused is not an error. The change is committed
+         *     before the response is sent.
          *
          *     The reason goes in the optional JSON body: 1 to 80 characters,
          *     without NUL or lone surrogates. Any other body (an empty or too long
@@ -110,7 +110,7 @@ export interface paths {
          * Unpause an agent
          * @description Ends the pause of the logged-in agent with the given agent number.
          *     Unpausing an agent that is not paused is not an error. The change is
-         *     durable when the response is sent.
+         *     committed before the response is sent.
          *
          *     The agent's `paused` becomes false and its `paused_reason` null.
          *
@@ -157,8 +157,12 @@ export interface webhooks {
          *     **As a webhook**: a `POST` of the same body to each of
          *     `AGENTD_WEBHOOK_URLS`, signed per the Standard Webhooks specification
          *     with `AGENTD_WEBHOOK_SECRET`. Any `2xx` answer means delivered; any
-         *     other answer, or none within the time-out, is retried with a bounded
-         *     exponential backoff.
+         *     other answer, or none within the time-out (`AGENTD_WEBHOOK_TIMEOUT`,
+         *     5 seconds by default), is retried with an exponential backoff (the
+         *     delay between tries is capped, the number of tries is not) until it
+         *     is delivered or an operator drops it (`agentd events drop`); the same
+         *     agent's later events wait behind it, so each receiver gets an agent's
+         *     events in order.
          *
          *     The receiver authenticates the service by the signature: a delivery
          *     carries no `X-Auth-Token`. To check one, take the raw body and the
@@ -167,7 +171,9 @@ export interface webhooks {
          *     the HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed
          *     with the secret's bytes (the base64 after `whsec_`), in base64; and
          *     accept the delivery only when that equals, compared in constant time,
-         *     one of the `v1,<signature>` entries of `webhook-signature`. Answer a
+         *     one of the `v1,<signature>` entries of `webhook-signature` (while the
+         *     service's secret is being replaced, a delivery carries one signature
+         *     per secret: check with the one secret the receiver holds). Answer a
          *     delivery that fails the check with `401`. Standard Webhooks libraries
          *     do all of it; the project's `samples/` holds receivers in TypeScript
          *     and Python (shown on the current contract's page).
@@ -343,7 +349,8 @@ export interface components {
         /**
          * @description Upstream sent one event per queue the agent is in, naming the queue.
          *     This service has no queues: it sends one event per change, and
-         *     `queue` is always null.
+         *     `queue` is always null. A consumer written against upstream that reads
+         *     `queue` as a string must accept null here.
          *
          *     Since release 17.05.
          */
@@ -353,7 +360,8 @@ export interface components {
          *     it: the empty string when there is none. The REST API says null for "no reason"
          *     (`AgentStatus.paused_reason`), but the events keep upstream's wire
          *     format, so that consumers written against upstream 17.05 (which
-         *     expect a string here) read them unchanged.
+         *     expect a string here) read this field unchanged (`queue` differs:
+         *     see `EventQueue`).
          *
          *     Since release 17.05.
          */
@@ -446,7 +454,16 @@ export interface components {
                 };
             };
         };
-        /** @description The request is invalid: `agent_number` is not digits only, or the request has a query parameter (the operation declares none) or a body the operation does not take, or a header or the request itself is malformed; `details`, when present, names each place. */
+        /**
+         * @description The request is invalid: `agent_number` is not digits only; the request
+         *     has a body the operation does not take or a query parameter (the
+         *     operation declares none); or a header or the request itself is
+         *     malformed. `details`, when present, names each place.
+         *
+         *     The body it takes is a `PauseRequest`: one that is not an object, a
+         *     `reason` that is empty, over 80 characters or not a string, or an
+         *     unknown field is refused.
+         */
         BadPauseRequest: {
             headers: {
                 [name: string]: unknown;
@@ -579,6 +596,13 @@ export interface components {
          *
          *     The same status, with `authentication server unreachable`, when the
          *     authentication service cannot be reached.
+         *
+         *     To a pause or an unpause, a 503 says that the outcome was not known in
+         *     time, not that nothing happened: a change the database was already
+         *     making may still be committed. Both operations are idempotent: repeat
+         *     the request.
+         *
+         *     A change committed so sends its event too.
          */
         ServiceUnavailable: {
             headers: {
