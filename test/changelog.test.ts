@@ -83,10 +83,16 @@ describe("the history table against the diffs of the published releases", () => 
     // What a bare place (`components`, `allOf/1`) added or removed is named.
     expect(changesOf(r, "Whole API")).toContainEqual(expect.objectContaining({ kind: "added", where: "components", what: "securitySchemes `token`" }));
     for (const get of GETS) {
-      expect(changesOf(r, get), get).toContainEqual(expect.objectContaining({ breaking: true, kind: "removed", where: "response 503 body/allOf/1", what: "the error identifier `database unavailable`" }));
-      expect(changesOf(r, get), get).toContainEqual(
-        expect.objectContaining({ kind: "added", where: "response 503 body/allOf/1", what: "the error identifiers `database unavailable`, `authentication server unreachable`" }),
-      );
+      // Redocly's removal and addition of the 503's member are one change of its identifiers: none was lost.
+      expect(changesOf(r, get).filter((change) => change.where === "response 503 body/allOf/1"), get).toEqual([
+        {
+          breaking: true,
+          kind: "modified",
+          where: "response 503 body/allOf/1",
+          what: "the error identifiers + `authentication server unreachable`",
+          why: ["the identifiers `error` can take changed (schema-combinator-changed)"],
+        },
+      ]);
     }
     const published = loadContract(frozenFile("15.19"));
     expect(published.document.security).toEqual([{ token: [] }]);

@@ -132,6 +132,47 @@ function describe(change: DiffChange): Change {
   };
 }
 
+/**
+ * Redocly reports a member of an error body whose identifiers changed
+ * (`const` → `oneOf` of two) as that member removed and another added at
+ * the same place, and the removal reads as if the identifier were gone.
+ * The pair is reported as one change of the identifiers, breaking if
+ * either half was.
+ */
+function identifiersChanged(removed: DiffChange, added: DiffChange): Change | null {
+  const was = isObject(removed.base?.value) ? errorIdentifiers(removed.base.value) : [];
+  const is = isObject(added.revision?.value) ? errorIdentifiers(added.revision.value) : [];
+  if (was.length === 0 || is.length === 0) return null;
+  const gained = is.filter((name) => !was.includes(name)).map((name) => `+ \`${name}\``);
+  const lost = was.filter((name) => !is.includes(name)).map((name) => `− \`${name}\``);
+  const rules = [...new Set([...removed.verdicts, ...added.verdicts].map((verdict) => verdict.ruleId))];
+  return {
+    breaking: removed.impact === "major" || added.impact === "major",
+    kind: "modified",
+    where: locate(removed.path).where,
+    what: `the error identifiers ${[...gained, ...lost].join(", ")}`,
+    why: rules.length > 0 ? [`the identifiers \`error\` can take changed (${rules.join(", ")})`] : [],
+  };
+}
+
+/** The report's changes, each error body member whose identifiers changed as one (identifiersChanged). */
+function described(changes: readonly DiffChange[]): { path: string; change: Change }[] {
+  const paired = new Set<DiffChange>();
+  const out: { path: string; change: Change }[] = [];
+  for (const change of changes) {
+    if (paired.has(change)) continue;
+    const partner = change.kind === "removed" ? changes.find((other) => other.kind === "added" && other.path === change.path && !paired.has(other)) : undefined;
+    const merged = partner === undefined ? null : identifiersChanged(change, partner);
+    if (merged !== null && partner !== undefined) {
+      paired.add(partner);
+      out.push({ path: change.path, change: merged });
+    } else {
+      out.push({ path: change.path, change: describe(change) });
+    }
+  }
+  return out;
+}
+
 /** The version history's own markers, left out of every report: what they mark is reported itself. */
 const VERSION_MARKERS = ["x-since", "x-until", "x-badges"];
 
@@ -142,11 +183,12 @@ const VERSION_MARKERS = ["x-since", "x-until", "x-badges"];
  */
 export function changeReport(from: string, to: string, report: DiffReport): ChangeReport {
   const groups = new Map<string, Change[]>();
-  for (const change of report.changes) {
-    if (/^#\/info(\/|$)/.test(change.path)) continue;
-    if (change.property !== undefined && VERSION_MARKERS.includes(change.property)) continue;
-    const { operation } = locate(change.path);
-    groups.set(operation, [...(groups.get(operation) ?? []), describe(change)]);
+  const reported = report.changes.filter(
+    (change) => !/^#\/info(\/|$)/.test(change.path) && (change.property === undefined || !VERSION_MARKERS.includes(change.property)),
+  );
+  for (const { path, change } of described(reported)) {
+    const { operation } = locate(path);
+    groups.set(operation, [...(groups.get(operation) ?? []), change]);
   }
   const ordered = [...groups.entries()]
     .sort(([a], [b]) => (a === WHOLE_API ? -1 : b === WHOLE_API ? 1 : 0))
