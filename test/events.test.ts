@@ -303,6 +303,34 @@ describe("the relay, when one receiver or one event fails", () => {
       );
     }), 40_000);
 
+  // A claim reads the oldest rows, a window of twice its batch, or the next agents, twice its batch
+  // of them: agents held back with more events queued than that, and more of them than that, must
+  // not hide the other agents' events behind them. Embedded (reads) and leasing (PostgreSQL's claims).
+  it.each([
+    ["embedded", true],
+    ["leasing", false],
+  ])("holds back only the agents whose events were refused, however many events they have queued and however many of them (%s)", (_, embedded) =>
+    withRelay({ batchSize: 2 }, async ({ db, store, receiver, relay }) => {
+      await store.upsert([loggedIn(1), loggedIn(2), loggedIn(3), loggedIn(4), loggedIn(5), loggedIn(6)]);
+      const refused = ["1001", "1002", "1003", "1004"];
+      receiver.answer = (_, body) => (refused.includes(agentNumberOf(body)) ? 422 : 204);
+      for (const number of refused) for (let i = 0; i < 6; i++) expect(await store.pause(number, `r${i}`)).toBe("paused");
+      const reasons = ["a", "b", "c"];
+      for (const number of ["1005", "1006"]) for (const reason of reasons) expect(await store.pause(number, reason)).toBe("paused");
+      await relay.start(embedded);
+      await vi.waitFor(
+        () => {
+          expect(reasonsTo(receiver, "1005")).toEqual(reasons);
+          expect(reasonsTo(receiver, "1006")).toEqual(reasons);
+        },
+        { timeout: 10_000, interval: 20 },
+      );
+      // Each refused agent's first event was refused once and waits for its retry; the five behind it were never sent.
+      for (const number of refused) expect(reasonsTo(receiver, number), number).toEqual(["r0"]);
+      const left = await db.query<{ agent_id: number; attempts: number }>("SELECT agent_id, attempts FROM event_outbox ORDER BY seq");
+      expect(left.map((row) => [row.agent_id, row.attempts])).toEqual([1, 2, 3, 4].flatMap((id) => [[id, 1], ...Array.from({ length: 5 }, () => [id, 0])]));
+    }), 40_000);
+
   // A 5xx, and a 4xx that is about the receiver rather than the event (a wrong secret: 401).
   it.each([503, 401])("a %i makes the receiver look down: the other agents' events wait for its retry too", (status) =>
     withRelay({}, async ({ db, store, receiver, relay }) => {

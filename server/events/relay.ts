@@ -8,7 +8,8 @@
 // until its sink has it, so an agent's next event waits for the previous
 // one on that sink. Different agents' rows are delivered side by side, and
 // each sink has a loop of its own: a slow or unreachable receiver holds
-// back only its own events.
+// back only its own events, and an agent held back (its event refused)
+// only its own.
 //
 // Several instances on one PostgreSQL: a claim is one short statement (an
 // advisory lock, then one UPDATE) that sets not_before to now + lease, so
@@ -49,26 +50,36 @@ export interface RelayOptions {
   now?: () => number;
 }
 
-// The claim (the SQL functions event_outbox_claim and event_outbox_peek,
-// created by the database migrations) takes a prefix of each agent's queue
-// from a window of the sink's oldest rows. On PostgreSQL it
-// is one statement that serialises claims across instances and leases the
-// rows. On the embedded database this relay is the only one and the rounds
-// of one sink never overlap (each sink's loop runs one at a time), so it
-// only reads the due rows (PEEK): no lease to write.
-// The window is twice the batch: enough to look past a few agents held
-// back, and the claim's cost grows with the window, not the backlog. So
-// an agent held back with a whole window of rows queued (a refused event
-// with a window's worth more behind it) holds back its sink's other agents
-// too (README).
+// A round claims in one of two ways, each a prefix of each agent's queue,
+// up to the batch (the SQL functions are the database migrations'):
+// - the oldest (CLAIM_OLDEST, PEEK_OLDEST; migration 4): the due rows among
+//   the sink's oldest, a window of twice the batch. One statement, the
+//   cheapest, so most rounds claim so. But an agent held back with a
+//   window's worth of rows queued fills the window, and the others' rows
+//   behind it are never read that way;
+// - by agent (AGENTS, then CLAIM_BY_AGENT, PEEK_BY_AGENT; migration 11):
+//   the next agents with rows after the last one read, twice the batch's
+//   number of them, then their due rows. An agent held back costs one read
+//   however long its queue, so no agent hides another; the next such
+//   round goes on after the last agent read, from the first again once
+//   all were read. A round claims so when the oldest gave it nothing, and
+//   at least once per poll interval.
+// On PostgreSQL each claim is one statement that serialises claims across
+// instances and leases the rows. On the embedded database this relay is the
+// only one and the rounds of one sink never overlap (each sink's loop runs
+// one at a time), so it only reads the due rows (PEEK_*): no lease to write.
 const WINDOW_PER_BATCH = 2;
+const AGENTS_PER_BATCH = 2;
 const DEFAULT_BATCH = 100;
 const DEFAULT_CONCURRENCY = 16;
 const DEFAULT_VACUUM_EVERY = 10_000;
 /** How often a continuing database outage is logged again. */
 const OUTAGE_REMINDER_MS = 60_000;
-const CLAIM = "SELECT * FROM event_outbox_claim($1, $2, $3, $4)";
-const PEEK = "SELECT * FROM event_outbox_peek($1, $2, $3)";
+const CLAIM_OLDEST = "SELECT * FROM event_outbox_claim($1, $2, $3, $4)";
+const PEEK_OLDEST = "SELECT * FROM event_outbox_peek($1, $2, $3)";
+const AGENTS = "SELECT agent_id FROM event_outbox_agents($1, $2, $3)";
+const CLAIM_BY_AGENT = "SELECT * FROM event_outbox_claim_of($1, $2, $3::integer[], $4)";
+const PEEK_BY_AGENT = "SELECT * FROM event_outbox_peek_of($1, $2::integer[], $3)";
 const MAINTAIN = "VACUUM (ANALYZE) event_outbox";
 const DELIVERED = "DELETE FROM event_outbox WHERE seq = ANY($1::bigint[])";
 const RETRY = `UPDATE event_outbox SET attempts = attempts + 1, not_before = now() + $2 * interval '1 millisecond', last_error = $3 WHERE seq = $1`;
@@ -98,6 +109,10 @@ export class Relay {
   private readonly sinks: EventSink[];
   private embedded = false;
   private deliveredSinceVacuum = 0;
+  /** Each sink's place in its agents: the next round by agent reads the agents after this one (0: from the first). */
+  private readonly readAfter = new Map<string, number>();
+  /** When each sink's next round by agent is due (performance.now()). */
+  private readonly byAgentAt = new Map<string, number>();
   /** A database outage, as the loops see it together: logged once, not once per sink. */
   private failedRounds = 0;
   private warnedAt = 0;
@@ -194,16 +209,48 @@ export class Relay {
   /** One claim of `sink`'s due rows and their deliveries; returns how many rows it claimed. */
   private async round(sink: EventSink): Promise<number> {
     const limit = this.options.batchSize ?? DEFAULT_BATCH;
-    const window = WINDOW_PER_BATCH * limit;
     const claimedAt = performance.now();
-    const rows = this.embedded
-      ? await this.options.sql.query<Row>(PEEK, [sink.name, limit, window])
-      : await this.options.sql.query<Row>(CLAIM, [sink.name, this.options.leaseMs, limit, window]);
+    let rows: Row[] = [];
+    const byAgent = claimedAt >= (this.byAgentAt.get(sink.name) ?? 0);
+    if (!byAgent) {
+      const window = WINDOW_PER_BATCH * limit;
+      rows = this.embedded
+        ? await this.options.sql.query<Row>(PEEK_OLDEST, [sink.name, limit, window])
+        : await this.options.sql.query<Row>(CLAIM_OLDEST, [sink.name, this.options.leaseMs, limit, window]);
+    }
+    // Nothing among the oldest (an empty outbox, or agents held back filling
+    // the window): by agent, in the same round, as this claimed nothing.
+    if (byAgent || rows.length === 0) {
+      rows = await this.claimByAgent(sink, limit);
+      this.byAgentAt.set(sink.name, claimedAt + this.options.pollMs);
+    }
     rows.sort((a, b) => Number(BigInt(a.seq) - BigInt(b.seq)));
     // Seq order: each agent's rows in the order of its changes.
     const delivered = await this.deliverQueue(sink, rows, claimedAt);
     if (this.embedded) await this.vacuumNow(delivered);
     return rows.length;
+  }
+
+  /** The due rows of the sink's next agents, after the last one read (the second way of the claim, above). */
+  private async claimByAgent(sink: EventSink, limit: number): Promise<Row[]> {
+    const { sql } = this.options;
+    const reach = AGENTS_PER_BATCH * limit;
+    const after = this.readAfter.get(sink.name) ?? 0;
+    let agents = (await sql.query<{ agent_id: number }>(AGENTS, [sink.name, after, reach])).map((row) => row.agent_id);
+    // Past the last agent: the first ones, now rather than a round later.
+    if (agents.length === 0 && after > 0) agents = (await sql.query<{ agent_id: number }>(AGENTS, [sink.name, 0, reach])).map((row) => row.agent_id);
+    if (agents.length === 0) {
+      this.readAfter.delete(sink.name);
+      return [];
+    }
+    const rows = this.embedded
+      ? await sql.query<Row>(PEEK_BY_AGENT, [sink.name, agents, limit])
+      : await sql.query<Row>(CLAIM_BY_AGENT, [sink.name, this.options.leaseMs, agents, limit]);
+    // The next goes on from the agent the batch ended in (it may have more
+    // due), after the last agent read, or from the first once the last
+    // agent with rows was read.
+    this.readAfter.set(sink.name, rows.length >= limit ? Math.max(...rows.map((row) => row.agent_id)) - 1 : agents.length < reach ? 0 : agents.at(-1)!);
+    return rows;
   }
 
   /**
