@@ -327,6 +327,8 @@ describe("the relay, when one receiver or one event fails", () => {
       );
       // Each refused agent's first event was refused once and waits for its retry; the five behind it were never sent.
       for (const number of refused) expect(reasonsTo(receiver, number), number).toEqual(["r0"]);
+      // Stopped: the deletions of what was delivered have ended.
+      await relay.stop();
       const left = await db.query<{ agent_id: number; attempts: number }>("SELECT agent_id, attempts FROM event_outbox ORDER BY seq");
       expect(left.map((row) => [row.agent_id, row.attempts])).toEqual([1, 2, 3, 4].flatMap((id) => [[id, 1], ...Array.from({ length: 5 }, () => [id, 0])]));
     }), 40_000);
@@ -446,6 +448,46 @@ describe("the relay, when one receiver or one event fails", () => {
       expect(ids).toHaveLength(20);
       expect(new Set(ids).size).toBe(20);
     }), 60_000);
+});
+
+describe("the claim by agent (migration 11)", () => {
+  // The embedded database analyses the outbox only at start and now and then: a plan kept from the
+  // empty outbox of a start would read the whole table for each agent once a backlog has built up.
+  it("reads the outbox by its indexes once a backlog has built up, after many claims on the empty outbox of a start", async () => {
+    const database = await freshPglite();
+    const db = await database.openMigrated();
+    try {
+      const claim = async (): Promise<unknown[]> => {
+        const agents = (await db.query<{ agent_id: number }>("SELECT agent_id FROM event_outbox_agents('bus', 0, 200)")).map((row) => row.agent_id);
+        return db.query("SELECT * FROM event_outbox_peek_of('bus', $1::integer[], 100)", [agents]);
+      };
+      /** Sequential scans of the outbox so far (the statistics flushed first). */
+      const seqScans = async (): Promise<number> => {
+        await db.query("SELECT pg_stat_force_next_flush()");
+        await db.query("SELECT 1");
+        await db.query("SELECT pg_stat_clear_snapshot()");
+        const [row] = await db.query<{ seq_scan: string }>("SELECT seq_scan FROM pg_stat_user_tables WHERE relname = 'event_outbox'");
+        return Number(row!.seq_scan);
+      };
+      // As the relay's start does on the embedded database; then the claims of a quiet start.
+      await db.query("VACUUM (ANALYZE) event_outbox");
+      for (let i = 0; i < 10; i++) expect(await claim()).toEqual([]);
+      // 500 agents with 40 events each; the first 150 held back by their oldest event.
+      await db.query(
+        "INSERT INTO event_outbox (event_id, sink, agent_id, name, payload) SELECT gen_random_uuid(), 'bus', 1 + g % 500, 'agent_paused', '{}' FROM generate_series(0, 19999) AS g",
+      );
+      await db.query("UPDATE event_outbox SET not_before = now() + interval '1 hour' WHERE seq IN (SELECT min(seq) FROM event_outbox WHERE agent_id <= 150 GROUP BY agent_id)");
+      const before = await seqScans();
+      // A tenth of the batch from each of the first ten agents not held back.
+      const rows = (await claim()) as { agent_id: number }[];
+      expect(rows.length).toBe(100);
+      expect(new Set(rows.map((row) => row.agent_id))).toEqual(new Set(Array.from({ length: 10 }, (_, i) => 151 + i)));
+      expect(await seqScans()).toBe(before);
+    } finally {
+      await db.close();
+      await database.cleanup();
+    }
+  });
 });
 
 describe("the webhook sink", () => {

@@ -54,16 +54,17 @@ export interface RelayOptions {
 // up to the batch (the SQL functions are the database migrations'):
 // - the oldest (CLAIM_OLDEST, PEEK_OLDEST; migration 4): the due rows among
 //   the sink's oldest, a window of twice the batch. One statement, the
-//   cheapest, so most rounds claim so. But an agent held back with a
-//   window's worth of rows queued fills the window, and the others' rows
-//   behind it are never read that way;
+//   cheapest, and most rounds claim so. But agents held back with rows
+//   queued fill the window, and the others' rows behind them are not read
+//   that way;
 // - by agent (AGENTS, then CLAIM_BY_AGENT, PEEK_BY_AGENT; migration 11):
 //   the next agents with rows after the last one read, twice the batch's
 //   number of them, then their due rows. An agent held back costs one read
 //   however long its queue, so no agent hides another; the next such
 //   round goes on after the last agent read, from the first again once
-//   all were read. A round claims so when the oldest gave it nothing, and
-//   at least once per poll interval.
+//   all were read, and an agent takes at most a tenth of a batch. A round
+//   claims so when the oldest gave it nothing, and, while the oldest give
+//   less than a batch, every other round at most once per poll interval.
 // On PostgreSQL each claim is one statement that serialises claims across
 // instances and leases the rows. On the embedded database this relay is the
 // only one and the rounds of one sink never overlap (each sink's loop runs
@@ -111,8 +112,10 @@ export class Relay {
   private deliveredSinceVacuum = 0;
   /** Each sink's place in its agents: the next round by agent reads the agents after this one (0: from the first). */
   private readonly readAfter = new Map<string, number>();
-  /** When each sink's next round by agent is due (performance.now()). */
+  /** When a sink may next claim by agent ahead of the oldest (performance.now()). */
   private readonly byAgentAt = new Map<string, number>();
+  /** The sinks whose next round claims by agent first. */
+  private readonly byAgentNext = new Set<string>();
   /** A database outage, as the loops see it together: logged once, not once per sink. */
   private failedRounds = 0;
   private warnedAt = 0;
@@ -210,19 +213,19 @@ export class Relay {
   private async round(sink: EventSink): Promise<number> {
     const limit = this.options.batchSize ?? DEFAULT_BATCH;
     const claimedAt = performance.now();
-    let rows: Row[] = [];
-    const byAgent = claimedAt >= (this.byAgentAt.get(sink.name) ?? 0);
-    if (!byAgent) {
-      const window = WINDOW_PER_BATCH * limit;
-      rows = this.embedded
-        ? await this.options.sql.query<Row>(PEEK_OLDEST, [sink.name, limit, window])
-        : await this.options.sql.query<Row>(CLAIM_OLDEST, [sink.name, this.options.leaseMs, limit, window]);
-    }
-    // Nothing among the oldest (an empty outbox, or agents held back filling
-    // the window): by agent, in the same round, as this claimed nothing.
-    if (byAgent || rows.length === 0) {
+    // Each way, when it claims nothing, lets the other try in the same
+    // round (nothing claimed, so nothing is read twice). A round that found
+    // fewer than a batch among the oldest, maybe past agents held back in
+    // the window, has the next round claim by agent first, at most once per
+    // poll interval.
+    let rows: Row[];
+    if (this.byAgentNext.delete(sink.name)) {
       rows = await this.claimByAgent(sink, limit);
-      this.byAgentAt.set(sink.name, claimedAt + this.options.pollMs);
+      if (rows.length === 0) rows = await this.claimOldest(sink, limit);
+    } else {
+      rows = await this.claimOldest(sink, limit);
+      if (rows.length === 0) rows = await this.claimByAgent(sink, limit);
+      else if (rows.length < limit && claimedAt >= (this.byAgentAt.get(sink.name) ?? 0)) this.byAgentNext.add(sink.name);
     }
     rows.sort((a, b) => Number(BigInt(a.seq) - BigInt(b.seq)));
     // Seq order: each agent's rows in the order of its changes.
@@ -231,9 +234,18 @@ export class Relay {
     return rows.length;
   }
 
+  /** The due rows among the sink's oldest (the first way of the claim, above). */
+  private claimOldest(sink: EventSink, limit: number): Promise<Row[]> {
+    const window = WINDOW_PER_BATCH * limit;
+    return this.embedded
+      ? this.options.sql.query<Row>(PEEK_OLDEST, [sink.name, limit, window])
+      : this.options.sql.query<Row>(CLAIM_OLDEST, [sink.name, this.options.leaseMs, limit, window]);
+  }
+
   /** The due rows of the sink's next agents, after the last one read (the second way of the claim, above). */
   private async claimByAgent(sink: EventSink, limit: number): Promise<Row[]> {
     const { sql } = this.options;
+    this.byAgentAt.set(sink.name, performance.now() + this.options.pollMs);
     const reach = AGENTS_PER_BATCH * limit;
     const after = this.readAfter.get(sink.name) ?? 0;
     let agents = (await sql.query<{ agent_id: number }>(AGENTS, [sink.name, after, reach])).map((row) => row.agent_id);

@@ -24,17 +24,20 @@
 -- Claims of both ways take the same advisory lock and respect each other's
 -- leases (not_before), so an instance of the previous release still running
 -- on PostgreSQL during an upgrade, which claims only the oldest, claims
--- alongside. The functions are plpgsql, whose statements keep their plans
--- for the session (migration 4 explains why that matters); enable_sort =
--- off reads each queue in index order, as migration 4's question does;
--- jit = off as migration 7 explains.
+-- alongside. plan_cache_mode = force_custom_plan plans each call for the
+-- table as it is then: a plan a plpgsql function keeps for its session
+-- would otherwise be the one made for the empty outbox of the start (the
+-- embedded database analyses it only at start and now and then), which
+-- reads the whole table for each agent once a backlog has built up.
+-- enable_sort = off reads each queue in index order, as migration 4's
+-- question does; jit = off as migration 7 explains.
 CREATE INDEX event_outbox_agent_queue ON event_outbox (sink, agent_id, seq);
 
 -- The next p_count agents with rows for p_sink after agent p_after, in
 -- agent order: each found with one probe of the index (a loose index scan),
 -- whatever the length of their queues.
 CREATE FUNCTION event_outbox_agents(p_sink text, p_after integer, p_count integer)
-     RETURNS TABLE (agent_id integer) LANGUAGE plpgsql STABLE SET jit = off AS $$
+     RETURNS TABLE (agent_id integer) LANGUAGE plpgsql STABLE SET plan_cache_mode = force_custom_plan SET jit = off AS $$
      BEGIN
        RETURN QUERY
          WITH RECURSIVE next (agent_id, n) AS (
@@ -50,9 +53,11 @@ CREATE FUNCTION event_outbox_agents(p_sink text, p_after integer, p_count intege
 -- p_agents, taken agent after agent in that order, at most p_limit: of each
 -- agent, its oldest rows up to the first that is not due (claimed by
 -- another instance, or waiting for its retry), which holds back the rest of
--- its queue. An agent whose oldest row is not due costs that one read.
+-- its queue, and at most a tenth of p_limit, so that an agent with a long
+-- queue shares the claim with the agents after it. An agent whose oldest
+-- row is not due costs that one read.
 CREATE FUNCTION event_outbox_due_of(p_sink text, p_agents integer[], p_limit integer)
-     RETURNS TABLE (seq bigint) LANGUAGE plpgsql STABLE SET enable_sort = off SET jit = off AS $$
+     RETURNS TABLE (seq bigint) LANGUAGE plpgsql STABLE SET enable_sort = off SET plan_cache_mode = force_custom_plan SET jit = off AS $$
      BEGIN
        RETURN QUERY
        SELECT q.seq
@@ -63,7 +68,7 @@ CREATE FUNCTION event_outbox_due_of(p_sink text, p_agents integer[], p_limit int
            FROM (
              SELECT e.seq, e.not_before FROM event_outbox e
              WHERE e.sink = p_sink AND e.agent_id = a.agent_id
-             ORDER BY e.sink, e.agent_id, e.seq LIMIT p_limit
+             ORDER BY e.sink, e.agent_id, e.seq LIMIT greatest(1, p_limit / 10)
            ) o
          ) r
          WHERE r.due AND NOT EXISTS (
@@ -81,7 +86,7 @@ CREATE FUNCTION event_outbox_due_of(p_sink text, p_agents integer[], p_limit int
 -- under the advisory lock of migration 4's claim (its comment says why).
 CREATE FUNCTION event_outbox_claim_of(p_sink text, p_lease_ms double precision, p_agents integer[], p_limit integer)
      RETURNS TABLE (seq text, event_id text, agent_id integer, name text, payload text, created_at timestamptz, attempts integer)
-     LANGUAGE plpgsql AS $$
+     LANGUAGE plpgsql SET plan_cache_mode = force_custom_plan AS $$
      BEGIN
        PERFORM pg_advisory_xact_lock(1634166134);
        RETURN QUERY
@@ -94,7 +99,7 @@ CREATE FUNCTION event_outbox_claim_of(p_sink text, p_lease_ms double precision, 
 -- rows need no lease.
 CREATE FUNCTION event_outbox_peek_of(p_sink text, p_agents integer[], p_limit integer)
      RETURNS TABLE (seq text, event_id text, agent_id integer, name text, payload text, created_at timestamptz, attempts integer)
-     LANGUAGE plpgsql STABLE AS $$
+     LANGUAGE plpgsql STABLE SET plan_cache_mode = force_custom_plan AS $$
      BEGIN
        RETURN QUERY
          SELECT o.seq::text, o.event_id::text, o.agent_id, o.name, o.payload, o.created_at, o.attempts
