@@ -61,8 +61,10 @@ export interface RelayOptions {
 //   the next agents with rows after the last one read, twice the batch's
 //   number of them, then their due rows. An agent held back costs one read
 //   however long its queue, so no agent hides another; the next such
-//   round goes on after the last agent read, from the first again once
-//   all were read, and an agent takes at most a tenth of a batch. A round
+//   round goes on from the first agent that may have more due (one that
+//   took its whole share, a tenth of a batch, or the one the batch ended
+//   in), else after the last agent read, from the first again once all
+//   were read. A round
 //   claims so when the oldest gave it nothing, and, while the oldest give
 //   less than a batch, every other round at most once per poll interval.
 // On PostgreSQL each claim is one statement that serialises claims across
@@ -79,8 +81,10 @@ const OUTAGE_REMINDER_MS = 60_000;
 const CLAIM_OLDEST = "SELECT * FROM event_outbox_claim($1, $2, $3, $4)";
 const PEEK_OLDEST = "SELECT * FROM event_outbox_peek($1, $2, $3)";
 const AGENTS = "SELECT agent_id FROM event_outbox_agents($1, $2, $3)";
-const CLAIM_BY_AGENT = "SELECT * FROM event_outbox_claim_of($1, $2, $3::integer[], $4)";
-const PEEK_BY_AGENT = "SELECT * FROM event_outbox_peek_of($1, $2::integer[], $3)";
+const CLAIM_BY_AGENT = "SELECT * FROM event_outbox_claim_of($1, $2, $3::integer[], $4, $5)";
+const PEEK_BY_AGENT = "SELECT * FROM event_outbox_peek_of($1, $2::integer[], $3, $4)";
+/** A claim by agent takes at most this share of a batch from one agent. */
+const AGENT_SHARE = 0.1;
 const MAINTAIN = "VACUUM (ANALYZE) event_outbox";
 const DELIVERED = "DELETE FROM event_outbox WHERE seq = ANY($1::bigint[])";
 const RETRY = `UPDATE event_outbox SET attempts = attempts + 1, not_before = now() + $2 * interval '1 millisecond', last_error = $3 WHERE seq = $1`;
@@ -162,15 +166,15 @@ export class Relay {
   private async loop(sink: EventSink): Promise<void> {
     while (!this.stopped) {
       const wakes = this.wakes;
-      let claimed = 0;
+      let more = false;
       try {
-        claimed = await this.round(sink);
+        more = await this.round(sink);
         this.databaseAnswered();
       } catch (err) {
         this.roundFailed(err);
       }
-      // A full batch may mean more is waiting; otherwise sleep until woken or the next poll.
-      if (claimed < (this.options.batchSize ?? DEFAULT_BATCH) && this.wakes === wakes && !this.stopped) await this.sleep(this.options.pollMs);
+      // Unless more may be waiting, sleep until woken or the next poll.
+      if (!more && this.wakes === wakes && !this.stopped) await this.sleep(this.options.pollMs);
     }
   }
 
@@ -209,8 +213,8 @@ export class Relay {
     });
   }
 
-  /** One claim of `sink`'s due rows and their deliveries; returns how many rows it claimed. */
-  private async round(sink: EventSink): Promise<number> {
+  /** One claim of `sink`'s due rows and their deliveries; returns whether more may be due now (a full batch, or an agent that took its whole share). */
+  private async round(sink: EventSink): Promise<boolean> {
     const limit = this.options.batchSize ?? DEFAULT_BATCH;
     const claimedAt = performance.now();
     // Each way, when it claims nothing, lets the other try in the same
@@ -219,19 +223,20 @@ export class Relay {
     // the window, has the next round claim by agent first, at most once per
     // poll interval.
     let rows: Row[];
+    let agentMore = false;
     if (this.byAgentNext.delete(sink.name)) {
-      rows = await this.claimByAgent(sink, limit);
+      ({ rows, more: agentMore } = await this.claimByAgent(sink, limit));
       if (rows.length === 0) rows = await this.claimOldest(sink, limit);
     } else {
       rows = await this.claimOldest(sink, limit);
-      if (rows.length === 0) rows = await this.claimByAgent(sink, limit);
+      if (rows.length === 0) ({ rows, more: agentMore } = await this.claimByAgent(sink, limit));
       else if (rows.length < limit && claimedAt >= (this.byAgentAt.get(sink.name) ?? 0)) this.byAgentNext.add(sink.name);
     }
     rows.sort((a, b) => Number(BigInt(a.seq) - BigInt(b.seq)));
     // Seq order: each agent's rows in the order of its changes.
     const delivered = await this.deliverQueue(sink, rows, claimedAt);
     if (this.embedded) await this.vacuumNow(delivered);
-    return rows.length;
+    return rows.length >= limit || agentMore;
   }
 
   /** The due rows among the sink's oldest (the first way of the claim, above). */
@@ -242,8 +247,8 @@ export class Relay {
       : this.options.sql.query<Row>(CLAIM_OLDEST, [sink.name, this.options.leaseMs, limit, window]);
   }
 
-  /** The due rows of the sink's next agents, after the last one read (the second way of the claim, above). */
-  private async claimByAgent(sink: EventSink, limit: number): Promise<Row[]> {
+  /** The due rows of the sink's next agents (the second way of the claim, above), and whether one of them took its whole share. */
+  private async claimByAgent(sink: EventSink, limit: number): Promise<{ rows: Row[]; more: boolean }> {
     const { sql } = this.options;
     this.byAgentAt.set(sink.name, performance.now() + this.options.pollMs);
     const reach = AGENTS_PER_BATCH * limit;
@@ -253,16 +258,22 @@ export class Relay {
     if (agents.length === 0 && after > 0) agents = (await sql.query<{ agent_id: number }>(AGENTS, [sink.name, 0, reach])).map((row) => row.agent_id);
     if (agents.length === 0) {
       this.readAfter.delete(sink.name);
-      return [];
+      return { rows: [], more: false };
     }
+    const share = Math.max(1, Math.floor(limit * AGENT_SHARE));
     const rows = this.embedded
-      ? await sql.query<Row>(PEEK_BY_AGENT, [sink.name, agents, limit])
-      : await sql.query<Row>(CLAIM_BY_AGENT, [sink.name, this.options.leaseMs, agents, limit]);
-    // The next goes on from the agent the batch ended in (it may have more
-    // due), after the last agent read, or from the first once the last
-    // agent with rows was read.
-    this.readAfter.set(sink.name, rows.length >= limit ? Math.max(...rows.map((row) => row.agent_id)) - 1 : agents.length < reach ? 0 : agents.at(-1)!);
-    return rows;
+      ? await sql.query<Row>(PEEK_BY_AGENT, [sink.name, agents, limit, share])
+      : await sql.query<Row>(CLAIM_BY_AGENT, [sink.name, this.options.leaseMs, agents, limit, share]);
+    const taken = new Map<number, number>();
+    for (const row of rows) taken.set(row.agent_id, (taken.get(row.agent_id) ?? 0) + 1);
+    const full = [...taken].filter(([, count]) => count >= share).map(([agent]) => agent);
+    // The next goes on from the first agent that may have more due (one
+    // that took its whole share, or the one the batch ended in), else after
+    // the last agent read, or from the first once the last agent with rows
+    // was read.
+    const resumeAt = full.length > 0 ? Math.min(...full) : rows.length >= limit ? Math.max(...taken.keys()) : null;
+    this.readAfter.set(sink.name, resumeAt !== null ? resumeAt - 1 : agents.length < reach ? 0 : agents.at(-1)!);
+    return { rows, more: resumeAt !== null };
   }
 
   /**

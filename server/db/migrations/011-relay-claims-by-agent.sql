@@ -10,7 +10,8 @@
 -- as the refused event was refused.
 --
 -- The relay still claims the oldest first, the cheapest way. When that
--- gives it nothing, and once per poll interval, it claims by agent: the
+-- gives it nothing, or less than a batch (at most once per poll interval),
+-- it claims by agent: the
 -- next agents after the last one it read (event_outbox_agents, one index
 -- probe each), then their due rows (event_outbox_claim_of, or
 -- event_outbox_peek_of on the embedded database). An agent whose oldest row
@@ -53,10 +54,10 @@ CREATE FUNCTION event_outbox_agents(p_sink text, p_after integer, p_count intege
 -- p_agents, taken agent after agent in that order, at most p_limit: of each
 -- agent, its oldest rows up to the first that is not due (claimed by
 -- another instance, or waiting for its retry), which holds back the rest of
--- its queue, and at most a tenth of p_limit, so that an agent with a long
--- queue shares the claim with the agents after it. An agent whose oldest
--- row is not due costs that one read.
-CREATE FUNCTION event_outbox_due_of(p_sink text, p_agents integer[], p_limit integer)
+-- its queue, and at most p_per_agent, so that an agent with a long queue
+-- shares the claim with the agents after it. An agent whose oldest row is
+-- not due costs that one read.
+CREATE FUNCTION event_outbox_due_of(p_sink text, p_agents integer[], p_limit integer, p_per_agent integer)
      RETURNS TABLE (seq bigint) LANGUAGE plpgsql STABLE SET enable_sort = off SET plan_cache_mode = force_custom_plan SET jit = off AS $$
      BEGIN
        RETURN QUERY
@@ -68,7 +69,7 @@ CREATE FUNCTION event_outbox_due_of(p_sink text, p_agents integer[], p_limit int
            FROM (
              SELECT e.seq, e.not_before FROM event_outbox e
              WHERE e.sink = p_sink AND e.agent_id = a.agent_id
-             ORDER BY e.sink, e.agent_id, e.seq LIMIT greatest(1, p_limit / 10)
+             ORDER BY e.sink, e.agent_id, e.seq LIMIT p_per_agent
            ) o
          ) r
          WHERE r.due AND NOT EXISTS (
@@ -84,25 +85,25 @@ CREATE FUNCTION event_outbox_due_of(p_sink text, p_agents integer[], p_limit int
 
 -- Several instances on one PostgreSQL: the due rows, leased for p_lease_ms,
 -- under the advisory lock of migration 4's claim (its comment says why).
-CREATE FUNCTION event_outbox_claim_of(p_sink text, p_lease_ms double precision, p_agents integer[], p_limit integer)
+CREATE FUNCTION event_outbox_claim_of(p_sink text, p_lease_ms double precision, p_agents integer[], p_limit integer, p_per_agent integer)
      RETURNS TABLE (seq text, event_id text, agent_id integer, name text, payload text, created_at timestamptz, attempts integer)
      LANGUAGE plpgsql SET plan_cache_mode = force_custom_plan AS $$
      BEGIN
        PERFORM pg_advisory_xact_lock(1634166134);
        RETURN QUERY
          UPDATE event_outbox o SET not_before = now() + p_lease_ms * interval '1 millisecond'
-         WHERE o.seq = ANY (ARRAY(SELECT due.seq FROM event_outbox_due_of(p_sink, p_agents, p_limit) AS due))
+         WHERE o.seq = ANY (ARRAY(SELECT due.seq FROM event_outbox_due_of(p_sink, p_agents, p_limit, p_per_agent) AS due))
          RETURNING o.seq::text, o.event_id::text, o.agent_id, o.name, o.payload, o.created_at, o.attempts;
      END $$;
 
 -- The embedded database has one relay, whose rounds never overlap: the due
 -- rows need no lease.
-CREATE FUNCTION event_outbox_peek_of(p_sink text, p_agents integer[], p_limit integer)
+CREATE FUNCTION event_outbox_peek_of(p_sink text, p_agents integer[], p_limit integer, p_per_agent integer)
      RETURNS TABLE (seq text, event_id text, agent_id integer, name text, payload text, created_at timestamptz, attempts integer)
      LANGUAGE plpgsql STABLE SET plan_cache_mode = force_custom_plan AS $$
      BEGIN
        RETURN QUERY
          SELECT o.seq::text, o.event_id::text, o.agent_id, o.name, o.payload, o.created_at, o.attempts
          FROM event_outbox o
-         WHERE o.seq = ANY (ARRAY(SELECT due.seq FROM event_outbox_due_of(p_sink, p_agents, p_limit) AS due));
+         WHERE o.seq = ANY (ARRAY(SELECT due.seq FROM event_outbox_due_of(p_sink, p_agents, p_limit, p_per_agent) AS due));
      END $$;
