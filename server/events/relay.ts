@@ -64,9 +64,9 @@ export interface RelayOptions {
 //   round goes on from the first agent that may have more due (one that
 //   took its whole share, a tenth of a batch, or the one the batch ended
 //   in), else after the last agent read, from the first again once all
-//   were read. A round
-//   claims so when the oldest gave it nothing, and, while the oldest give
-//   less than a batch, every other round at most once per poll interval.
+//   were read. A round claims so when the oldest gave it nothing, and,
+//   while the oldest give less than a batch, every other round at most
+//   once per poll interval.
 // On PostgreSQL each claim is one statement that serialises claims across
 // instances and leases the rows. On the embedded database this relay is the
 // only one and the rounds of one sink never overlap (each sink's loop runs
