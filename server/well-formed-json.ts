@@ -4,6 +4,8 @@
 // answers would change after a restart. The API (http/well-formed-body.ts)
 // and `agentd import` (store/agent-import-reader.ts) refuse it.
 
+import { pointerSegment } from "./json-pointer.js";
+
 interface Visit {
   value: unknown;
   key: string;
@@ -13,7 +15,7 @@ interface Visit {
 /** The JSON pointer of a visit, built only for the one that is reported. */
 function pointerOf(visit: Visit): string {
   const keys: string[] = [];
-  for (let at: Visit | null = visit; at?.parent; at = at.parent) keys.push(at.key.replaceAll("~", "~0").replaceAll("/", "~1"));
+  for (let at: Visit | null = visit; at?.parent; at = at.parent) keys.push(pointerSegment(at.key));
   return keys.reverse().map((key) => `/${key}`).join("");
 }
 

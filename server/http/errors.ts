@@ -6,6 +6,7 @@ import type { Logger } from "pino";
 import type { components } from "../../generated/openapi.js";
 import { DatabaseUnavailableError } from "../db/sql.js";
 import { describeFailure } from "../failure.js";
+import { pointerSegment } from "../json-pointer.js";
 import { requestId } from "./logging.js";
 import { TOKEN_CHALLENGE } from "./response-headers.js";
 
@@ -79,11 +80,6 @@ interface ValidatorErrorItem {
   message?: string;
   /** `<Ajv keyword>.openapi.validation`, e.g. additionalProperties.openapi.validation. */
   errorCode?: string;
-}
-
-/** A field's name as one JSON pointer segment (RFC 6901). */
-function pointerSegment(name: string): string {
-  return name.replaceAll("~", "~0").replaceAll("/", "~1");
 }
 
 function toDetail(item: ValidatorErrorItem, body: unknown): ErrorDetail {
