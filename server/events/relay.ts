@@ -92,6 +92,16 @@ const RETRY = `UPDATE event_outbox SET attempts = attempts + 1, not_before = now
 const LAST_ERROR_LENGTH = 500;
 const RELEASE = "UPDATE event_outbox SET not_before = now() + $2 * interval '1 millisecond' WHERE seq = ANY($1::bigint[])";
 
+/** Where one sink's claims by agent stand. */
+interface ByAgent {
+  /** The next claim by agent reads the agents after this one (0: from the first). */
+  after: number;
+  /** Before this time (performance.now()) no round claims by agent ahead of the oldest. */
+  notBefore: number;
+  /** The next round claims by agent first. */
+  first: boolean;
+}
+
 /** A row as event_outbox_claim and event_outbox_peek return it (one sink's: they take its name). */
 interface Row {
   seq: string;
@@ -114,18 +124,15 @@ export class Relay {
   private readonly sinks: EventSink[];
   private embedded = false;
   private deliveredSinceVacuum = 0;
-  /** Each sink's place in its agents: the next round by agent reads the agents after this one (0: from the first). */
-  private readonly readAfter = new Map<string, number>();
-  /** When a sink may next claim by agent ahead of the oldest (performance.now()). */
-  private readonly byAgentAt = new Map<string, number>();
-  /** The sinks whose next round claims by agent first. */
-  private readonly byAgentNext = new Set<string>();
+  /** Where each sink's claims by agent stand (claimByAgent). */
+  private readonly byAgent: Map<string, ByAgent>;
   /** A database outage, as the loops see it together: logged once, not once per sink. */
   private failedRounds = 0;
   private warnedAt = 0;
 
   constructor(private readonly options: RelayOptions) {
     this.sinks = [...new Map(options.sinks.map((sink) => [sink.name, sink])).values()];
+    this.byAgent = new Map(this.sinks.map((sink) => [sink.name, { after: 0, notBefore: 0, first: false }]));
   }
 
   /**
@@ -222,15 +229,17 @@ export class Relay {
     // fewer than a batch among the oldest, maybe past agents held back in
     // the window, has the next round claim by agent first, at most once per
     // poll interval.
+    const byAgent = this.byAgent.get(sink.name)!;
     let rows: Row[];
     let agentMore = false;
-    if (this.byAgentNext.delete(sink.name)) {
+    if (byAgent.first) {
+      byAgent.first = false;
       ({ rows, more: agentMore } = await this.claimByAgent(sink, limit));
       if (rows.length === 0) rows = await this.claimOldest(sink, limit);
     } else {
       rows = await this.claimOldest(sink, limit);
       if (rows.length === 0) ({ rows, more: agentMore } = await this.claimByAgent(sink, limit));
-      else if (rows.length < limit && claimedAt >= (this.byAgentAt.get(sink.name) ?? 0)) this.byAgentNext.add(sink.name);
+      else if (rows.length < limit && claimedAt >= byAgent.notBefore) byAgent.first = true;
     }
     rows.sort((a, b) => Number(BigInt(a.seq) - BigInt(b.seq)));
     // Seq order: each agent's rows in the order of its changes.
@@ -250,14 +259,16 @@ export class Relay {
   /** The due rows of the sink's next agents (the second way of the claim, above), and whether one of them took its whole share. */
   private async claimByAgent(sink: EventSink, limit: number): Promise<{ rows: Row[]; more: boolean }> {
     const { sql } = this.options;
-    this.byAgentAt.set(sink.name, performance.now() + this.options.pollMs);
+    const byAgent = this.byAgent.get(sink.name)!;
+    byAgent.notBefore = performance.now() + this.options.pollMs;
     const reach = AGENTS_PER_BATCH * limit;
-    const after = this.readAfter.get(sink.name) ?? 0;
-    let agents = (await sql.query<{ agent_id: number }>(AGENTS, [sink.name, after, reach])).map((row) => row.agent_id);
+    const agentsAfter = async (after: number): Promise<number[]> =>
+      (await sql.query<{ agent_id: number }>(AGENTS, [sink.name, after, reach])).map((row) => row.agent_id);
+    let agents = await agentsAfter(byAgent.after);
     // Past the last agent: the first ones, now rather than a round later.
-    if (agents.length === 0 && after > 0) agents = (await sql.query<{ agent_id: number }>(AGENTS, [sink.name, 0, reach])).map((row) => row.agent_id);
+    if (agents.length === 0 && byAgent.after > 0) agents = await agentsAfter(0);
     if (agents.length === 0) {
-      this.readAfter.delete(sink.name);
+      byAgent.after = 0;
       return { rows: [], more: false };
     }
     const share = Math.max(1, Math.floor(limit * AGENT_SHARE));
@@ -272,7 +283,7 @@ export class Relay {
     // the last agent read, or from the first once the last agent with rows
     // was read.
     const resumeAt = full.length > 0 ? Math.min(...full) : rows.length >= limit ? Math.max(...taken.keys()) : null;
-    this.readAfter.set(sink.name, resumeAt !== null ? resumeAt - 1 : agents.length < reach ? 0 : agents.at(-1)!);
+    byAgent.after = resumeAt !== null ? resumeAt - 1 : agents.length < reach ? 0 : agents.at(-1)!;
     return { rows, more: resumeAt !== null };
   }
 

@@ -11,10 +11,10 @@
 --
 -- The relay still claims the oldest first, the cheapest way. When that
 -- gives it nothing, or less than a batch (at most once per poll interval),
--- it claims by agent: the
--- next agents after the last one it read (event_outbox_agents, one index
--- probe each), then their due rows (event_outbox_claim_of, or
--- event_outbox_peek_of on the embedded database). An agent whose oldest row
+-- it claims by agent: the next agents after the last one it read
+-- (event_outbox_agents, one index probe each), then their due rows
+-- (event_outbox_claim_of, or event_outbox_peek_of on the embedded
+-- database). An agent whose oldest row
 -- is not due is passed over after reading that one row, so such a claim's
 -- cost grows with the agents it reads and the rows it takes, never with how
 -- many rows an agent has queued.
