@@ -162,13 +162,9 @@ function described(changes: readonly DiffChange[]): { path: string; change: Chan
   for (const change of changes) {
     if (paired.has(change)) continue;
     const partner = change.kind === "removed" ? changes.find((other) => other.kind === "added" && other.path === change.path && !paired.has(other)) : undefined;
-    const merged = partner === undefined ? null : identifiersChanged(change, partner);
-    if (merged !== null && partner !== undefined) {
-      paired.add(partner);
-      out.push({ path: change.path, change: merged });
-    } else {
-      out.push({ path: change.path, change: describe(change) });
-    }
+    const merged = partner && identifiersChanged(change, partner);
+    if (partner && merged) paired.add(partner);
+    out.push({ path: change.path, change: merged ?? describe(change) });
   }
   return out;
 }
