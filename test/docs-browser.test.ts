@@ -2,7 +2,8 @@
 // Debian's chromium (driven by playwright-core, no network), and what a reader
 // sees is checked in the rendered page, not in the HTML text (docs.test.ts
 // does that): the five operations, the X-Auth-Token scheme, the version
-// history, the changelog and the links to the release pages, the pages of
+// history, the changelog and the links to the release pages, sidebar links
+// that a new tab or a reload opens where they point, the pages of
 // releases 15.18 (no token, no reason) and 17.05 (both), the release
 // switcher and the not-the-latest notice of every page, the code samples of
 // every operation and the webhook receivers, no broken image, and that no
@@ -176,6 +177,49 @@ describe("the built docs in chromium", () => {
     const sidebar = page.locator("ul").filter({ has: page.getByRole("link", { name: "agents", exact: true }) }).first();
     const entries = (await sidebar.getByRole("link").allInnerTexts()).map((text) => text.trim());
     expect(entries.filter((entry) => wanted.includes(entry))).toEqual(wanted);
+  });
+
+  // Redoc routes by hash on this page: every entry of the sidebar must be a
+  // link to this same file that a new tab, or a reload, opens where it
+  // points (build-docs pre-rendered them as "/section/…", a file that does
+  // not exist; docs/redoc-template.hbs).
+  it("links every sidebar entry to a place in this page that a new tab or a reload opens", async () => {
+    const { browser, docs } = ready();
+    const { page } = docs;
+    const sidebar = page.locator("ul").filter({ has: page.getByRole("link", { name: "agents", exact: true }) }).first();
+    const hrefs = new Set<string>();
+    // A tag's operations are in the sidebar only while the tag is open.
+    for (const tag of ["agents", "events"]) {
+      await page.getByRole("link", { name: tag, exact: true }).click();
+      await sidebar.locator(`a[href*="#/${tag}/"]`).first().waitFor();
+      for (const href of await sidebar.getByRole("link").evaluateAll((anchors) => anchors.map((a) => (a as HTMLAnchorElement).href))) hrefs.add(href);
+    }
+    const pageUrl = page.url().replace(/#.*$/, "");
+    const targets = [...hrefs].map((href) => ({ href, file: href.replace(/#.*$/, ""), place: href.replace(/^[^#]*#\/?/, "") }));
+    expect(targets.filter((target) => target.file !== pageUrl || !target.href.includes("#/"))).toEqual([]);
+    const operations = contract.operations().map((op) => `agents/${(op.operation.operationId as string).toLowerCase()}`);
+    const places = targets.map((target) => target.place);
+    expect(places).toEqual(expect.arrayContaining(["section/errors", "section/changelog", ...operations, "events/agentpaused", "events/agentunpaused"]));
+
+    // Opened as a new tab would, then reloaded: Redoc scrolls to the place's element.
+    const fresh = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    try {
+      await fresh.route("**/*", (route) => (LOCAL_URL.test(route.request().url()) ? route.continue() : route.abort("blockedbyclient")));
+      const tab = await fresh.newPage();
+      const atTop = (place: string) => tab.evaluate((id) => document.getElementById(id)?.getBoundingClientRect().top ?? null, place);
+      for (const place of ["section/errors", "agents/pauseagentbynumber", "events/agentpaused"]) {
+        const target = targets.find((t) => t.place === place)!;
+        await tab.goto(target.href, { waitUntil: "load" });
+        await expect.poll(() => atTop(place), { message: place, timeout: 20_000 }).toBeGreaterThanOrEqual(0);
+        await expect.poll(() => atTop(place), { message: place }).toBeLessThan(100);
+        await tab.reload({ waitUntil: "load" });
+        expect(tab.url(), place).toBe(target.href);
+        await expect.poll(() => atTop(place), { message: `${place}, reloaded`, timeout: 20_000 }).toBeGreaterThanOrEqual(0);
+        await expect.poll(() => atTop(place), { message: `${place}, reloaded` }).toBeLessThan(100);
+      }
+    } finally {
+      await fresh.close();
+    }
   });
 
   it("renders each of the five operations when picked in the sidebar", async () => {
