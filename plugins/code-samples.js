@@ -171,7 +171,8 @@ export function CodeSamples() {
           "`AGENTD_WEBHOOK_SECRET` the service signs with, answers a bad one with " +
           "`401`, and handles each `webhook-id` once (a retry repeats it). Any answer " +
           "but a `2xx` is retried, and holds back that agent's later events to this " +
-          "receiver until it is taken. " +
+          "receiver until it is taken; a `401`, a `5xx` or no answer holds back every " +
+          "agent's (the webhooks say which answers do). " +
           "The TypeScript receiver uses the `standardwebhooks` package; the Python one, " +
           "the standard library's `hmac` only. Both listen on `PORT`, on every interface.\n\n" +
           `${receivers.join("\n\n")}\n`;

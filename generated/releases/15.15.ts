@@ -257,7 +257,10 @@ export interface components {
                 };
             };
         };
-        /** @description More requests than the rate limit allows. */
+        /**
+         * @description More requests than the rate limit allows: unless the operator set
+         *     another (`AGENTD_RATE_LIMIT`), 100 a second, after a burst of 200.
+         */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];

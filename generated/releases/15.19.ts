@@ -300,7 +300,8 @@ export interface components {
             };
         };
         /**
-         * @description More requests than the rate limit allows.
+         * @description More requests than the rate limit allows: unless the operator set
+         *     another (`AGENTD_RATE_LIMIT`), 100 a second, after a burst of 200.
          *
          *     A valid token has its own budget; a token not yet known to be valid
          *     has the budget of its client address and token, and a request without

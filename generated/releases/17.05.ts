@@ -160,9 +160,13 @@ export interface webhooks {
          *     other answer, or none within the time-out (`AGENTD_WEBHOOK_TIMEOUT`,
          *     5 seconds by default), is retried with an exponential backoff (the
          *     delay between tries is capped, the number of tries is not) until it
-         *     is delivered or an operator drops it (`agentd events drop`); the same
+         *     is delivered or an operator drops it (`agentd events drop`). The same
          *     agent's later events wait behind it, so each receiver gets an agent's
-         *     events in order.
+         *     events in order. An answer that says the receiver takes no event now
+         *     holds back every agent's events to it until a retry is taken: `401`,
+         *     `403`, `404`, `405`, `408`, `410`, `429`, any `5xx`, a redirect, or no
+         *     answer in time. Any other `4xx` (`400`, `409`, `422`…) refuses that
+         *     event only.
          *
          *     The receiver authenticates the service by the signature: a delivery
          *     carries no `X-Auth-Token`. To check one, take the raw body and the
@@ -174,7 +178,8 @@ export interface webhooks {
          *     one of the `v1,<signature>` entries of `webhook-signature` (while the
          *     service's secret is being replaced, a delivery carries one signature
          *     per secret: check with the one secret the receiver holds). Answer a
-         *     delivery that fails the check with `401`. Standard Webhooks libraries
+         *     delivery that fails the check with `401`, which holds back every event
+         *     to the receiver, as a wrong secret should. Standard Webhooks libraries
          *     do all of it; the project's `samples/` holds receivers in TypeScript
          *     and Python (shown on the current contract's page).
          *
@@ -539,7 +544,7 @@ export interface components {
             };
         };
         /**
-         * @description The request body is larger than the server accepts.
+         * @description The request body is larger than the server accepts (16 KiB unless its operator set another limit, `AGENTD_BODY_LIMIT`).
          *
          *     Since release 17.05.
          */
@@ -571,7 +576,8 @@ export interface components {
             };
         };
         /**
-         * @description More requests than the rate limit allows.
+         * @description More requests than the rate limit allows: unless the operator set
+         *     another (`AGENTD_RATE_LIMIT`), 100 a second, after a burst of 200.
          *
          *     A valid token has its own budget; a token not yet known to be valid
          *     has the budget of its client address and token, and a request without
@@ -895,14 +901,14 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not delivered; the event is sent again after a backoff. */
+            /** @description Not delivered; the event is sent again after a backoff. A `401`, `403`, `404`, `405`, `408`, `410` or `429` holds back every agent's events to this receiver meanwhile; any other `4xx`, only this agent's later ones. */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Not delivered (as is no answer within the time-out); the event is sent again after a backoff. */
+            /** @description Not delivered (as is no answer within the time-out); the event is sent again after a backoff, and every agent's events to this receiver wait meanwhile. */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -965,14 +971,14 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not delivered; the event is sent again after a backoff. */
+            /** @description Not delivered; the event is sent again after a backoff. A `401`, `403`, `404`, `405`, `408`, `410` or `429` holds back every agent's events to this receiver meanwhile; any other `4xx`, only this agent's later ones. */
             "4XX": {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Not delivered (as is no answer within the time-out); the event is sent again after a backoff. */
+            /** @description Not delivered (as is no answer within the time-out); the event is sent again after a backoff, and every agent's events to this receiver wait meanwhile. */
             default: {
                 headers: {
                     [name: string]: unknown;
