@@ -203,12 +203,15 @@ const MAX_DEPTH_FOR_PRISM = 32;
  * each or answers it without a handler (405, 400, 415), so the service
  * behind Prism answers them exactly as the server does. Prism's issue
  * tracker has no report of these; the front door keeps the mock alive
- * meanwhile.
+ * meanwhile. One more does not fail but is taken for another: a path with
+ * an empty segment (`/agents//by-id/1`), which Prism's proxy forwards as
+ * the path without it, where the server, and Prism's mock, answer 404.
  */
-type NotForPrism = "HEAD" | "malformed URL" | "malformed Content-Type" | "too deep";
+type NotForPrism = "HEAD" | "empty segment" | "malformed URL" | "malformed Content-Type" | "too deep";
 
 function notForPrism(req: http.IncomingMessage): NotForPrism | null {
   if (req.method === "HEAD") return "HEAD";
+  if ((req.url ?? "/").split("?", 1)[0]!.includes("//")) return "empty segment";
   try {
     decodeURIComponent(req.url ?? "/");
   } catch {
@@ -242,6 +245,7 @@ function parses(type: string): boolean {
 function serverAnswer(what: NotForPrism): HttpProblem | null {
   switch (what) {
     case "HEAD":
+    case "empty segment":
       return null;
     case "malformed URL":
       return new HttpProblem(400, "invalid request", [{ location: "path", path: "", message: "is not a valid percent-encoded path" }]);
@@ -324,11 +328,6 @@ function exampleOfNoContent(example: string | true, askedIn: "header" | "query")
   };
 }
 
-/** The CORS headers of an answer of Prism's, kept on the answer the front door gives instead. */
-function corsOf(reply: http.IncomingMessage): http.OutgoingHttpHeaders {
-  return Object.fromEntries(Object.entries(reply.headers).filter(([name]) => name.startsWith("access-control-")));
-}
-
 function violationsOf(reply: http.IncomingMessage): http.OutgoingHttpHeaders {
   return reply.headers["sl-violations"] === undefined ? {} : { "sl-violations": reply.headers["sl-violations"] };
 }
@@ -353,13 +352,15 @@ function forward(req: http.IncomingMessage, res: http.ServerResponse, target: UR
       // client asked for an answer it does not get, so say so, as for a
       // name the answer lacks (contractAnswer).
       reply.resume();
-      answer(res, 400, { error: ERROR_IDS[400]!, details: [exampleOfNoContent(forced.example, forced.askedIn)] }, { ...corsOf(reply), ...added });
+      answer(res, 400, { error: ERROR_IDS[400]!, details: [exampleOfNoContent(forced.example, forced.askedIn)] }, { ...cors(req), ...added });
       return;
     }
     const type = reply.headers["content-type"] ?? "";
     if (!type.startsWith("application/problem+json")) {
-      if (Object.keys(added).length === 0) res.writeHead(reply.statusCode ?? 502, reply.rawHeaders);
-      else res.writeHead(reply.statusCode ?? 502, { ...reply.headers, ...added });
+      // Prism's CORS replaced by the front door's: Prism exposes `*`, which
+      // a browser takes literally on a request with credentials (a page read
+      // no Retry-After), and varies on nothing though it names the origin.
+      res.writeHead(reply.statusCode ?? 502, { ...reply.headers, ...cors(req), ...added });
       reply.pipe(res);
       return;
     }
@@ -373,7 +374,7 @@ function forward(req: http.IncomingMessage, res: http.ServerResponse, target: UR
         // Not even JSON: the status alone decides.
       }
       const { status, body } = contractAnswer(problem, reply.statusCode ?? 500);
-      answer(res, status, body, { ...corsOf(reply), ...violationsOf(reply), ...added });
+      answer(res, status, body, { ...cors(req), ...violationsOf(reply), ...added });
     });
   });
   upstream.on("error", () => {

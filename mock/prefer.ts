@@ -25,6 +25,20 @@ export function forcing(prefer: string | undefined, url: string): Forcing | null
     return code === undefined && example === undefined && dynamic === undefined ? null : { code, example, dynamic, askedIn: "header" };
   }
   const query = new URL(url, "http://mock.invalid").searchParams;
-  const [code, example, dynamic] = ["__code", "__example", "__dynamic"].map((name) => query.get(name) ?? undefined);
+  const [code, example, dynamic] = QUERY_FORMS.map((name) => query.get(name) ?? undefined);
   return code === undefined && example === undefined && dynamic === undefined ? null : { code, example, dynamic, askedIn: "query" };
+}
+
+/** Prism's query forms of `Prefer`'s code, example and dynamic. */
+const QUERY_FORMS = ["__code", "__example", "__dynamic"];
+
+/** `url` without Prism's query forms: they are the mock's, not parameters of the operation. */
+export function withoutQueryForms(url: string): string {
+  const at = url.indexOf("?");
+  if (at < 0) return url;
+  const query = new URLSearchParams(url.slice(at + 1));
+  if (!QUERY_FORMS.some((name) => query.has(name))) return url;
+  for (const name of QUERY_FORMS) query.delete(name);
+  const rest = query.toString();
+  return url.slice(0, at) + (rest === "" ? "" : `?${rest}`);
 }

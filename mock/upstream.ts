@@ -25,7 +25,7 @@ import { readOriginUuid } from "../server/store/deployment.js";
 import type { AgentRecord, AgentStatus } from "../server/store/agent-store.js";
 import { SqlAgentStore } from "../server/store/sql-agent-store.js";
 import type { Fleet } from "./fleet.js";
-import { forcing } from "./prefer.js";
+import { forcing, withoutQueryForms } from "./prefer.js";
 import { createRequestGate } from "./request-gate.js";
 
 /** The validator refuses a missing or empty token before asking; any other is good for everything. */
@@ -35,11 +35,29 @@ const ANY_TOKEN: TokenVerifier = { verify: () => Promise.resolve({ ok: true }) }
  * Prism's proxy mocks a request itself ("remocks") when the upstream answers
  * 501. A request that forces an answer (`Prefer: code=…`, `?__code=…`:
  * prefer.ts) is answered that way, so a forced answer changes no state.
+ * Only once the contract has accepted it (`answer`, createApp's
+ * `beforeHandlers`): a path or method off the contract gets the server's
+ * 404 or 405, which Prism could not remock (it answered 500), and a bad
+ * token, parameter or body the server's answer, naming the real field.
+ * `mark`, before the app, tells the forced requests and takes Prism's query
+ * forms off them, which the server would refuse as unknown parameters.
  */
-const forcedAnswersToPrism: express.RequestHandler = (req, res, next) => {
-  if (forcing(req.get("prefer"), req.originalUrl) !== null) res.status(501).end();
-  else next();
-};
+function forcedAnswersToPrism(): { mark: express.RequestHandler; answer: express.RequestHandler } {
+  const forced = new WeakSet<object>();
+  return {
+    mark: (req, _res, next) => {
+      if (forcing(req.get("prefer"), req.originalUrl) !== null) {
+        forced.add(req);
+        req.url = withoutQueryForms(req.url);
+      }
+      next();
+    },
+    answer: (req, res, next) => {
+      if (forced.has(req)) res.status(501).end();
+      else next();
+    },
+  };
+}
 
 export interface MockUpstream {
   /** `http://127.0.0.1:<port>/1.0`: what Prism forwards to. */
@@ -71,8 +89,9 @@ export async function startMockUpstream(config: Config, fleet: Fleet, logger: Lo
     const app = express();
     app.disable("x-powered-by");
     app.use(gate.middleware);
-    app.use(forcedAnswersToPrism);
-    app.use(createApp({ config: { ...config, rateLimit: null, corsOrigins: [] }, store, verifier: ANY_TOKEN, logger }));
+    const forced = forcedAnswersToPrism();
+    app.use(forced.mark);
+    app.use(createApp({ config: { ...config, rateLimit: null, corsOrigins: [] }, store, verifier: ANY_TOKEN, logger, beforeHandlers: forced.answer }));
     const server = http.createServer(app);
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);

@@ -199,6 +199,8 @@ describe("npm run mock -- --stateful, on the contract's example agents, with a w
       const answer = await call(mock.url, "GET", path);
       expectError(answer, 400, "invalid request");
     }
+    // Named as the server names it, not as the service behind Prism's URL (with its base path).
+    expect((await call(mock.url, "GET", "/agents/by-id/%")).json.details).toEqual([{ location: "path", path: "", message: "is not a valid percent-encoded path" }]);
     const pauseAs = (type: string) => call(mock.url, "POST", "/agents/by-number/1001/pause", { headers: { ...TOKEN, "Content-Type": type }, body: '{"reason":"x"}' });
     expectError(await pauseAs(";;;/"), 415, "unsupported media type");
     // The server reads this one as JSON (a parameter without a value is ignored): so does the mock, through Prism.
@@ -230,6 +232,25 @@ describe("npm run mock -- --stateful, on the contract's example agents, with a w
 
   it("answers an unknown path with 404 and the contract's body", async () => {
     expectError(await get("/queues"), 404, "not found");
+    // Prism's proxy forwarded this one without its empty segment: 200 for agent 1.
+    expectError(await get("/agents//by-id/1"), 404, "not found");
+  });
+
+  // A forced answer is the contract's only for a request the server would
+  // take: off the contract Prism had nothing to answer with (it said 500).
+  it("forces no answer for a request the server refuses: 404 and 405 off the contract, the server's 400 naming the field, and nothing changes", async () => {
+    for (const prefer of [{ Prefer: "code=200" }, {}] as Record<string, string>[]) {
+      expectError(await call(mock.url, "GET", "/1.0/agents", { headers: { ...TOKEN, ...prefer } }), 404, "not found");
+      expectError(await call(mock.url, "POST", "/agents/by-number/1001/pausex", { headers: { ...JSON_BODY, ...prefer }, body: {} }), 404, "not found");
+    }
+    const wrongMethod = await call(mock.url, "DELETE", "/agents/by-number/1001/pause", { headers: { ...TOKEN, Prefer: "code=409" } });
+    expectError(wrongMethod, 405, "method not allowed");
+    expect(wrongMethod.headers.get("allow")).toBe("POST");
+    expectError(await call(mock.url, "GET", "/agents/by-number/1001?__code=409", { headers: {} }), 401, "invalid token or unauthorized");
+    const badBody = await call(mock.url, "POST", "/agents/by-number/1001/pause", { headers: { ...JSON_BODY, Prefer: "code=409" }, body: { reason: 5 } });
+    expectError(badBody, 400, "invalid request");
+    expect(badBody.json.details).toEqual([expect.objectContaining({ location: "body", path: "/reason" })]);
+    expect((await get("/agents/by-number/1001")).json).toMatchObject({ paused: false, paused_reason: null });
   });
 
   it("Prefer: code=503 on a read and code=409 on a pause answer the contract's examples and change no state", async () => {

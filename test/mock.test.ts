@@ -405,6 +405,11 @@ describe("Prism mock of the contract", () => {
     }
     expect(answer.headers.get("access-control-allow-origin")).toBe("http://localhost:5173");
     expect(answer.headers.get("access-control-allow-credentials")).toBe("true");
+    expect(answer.headers.get("vary")).toMatch(/\bOrigin\b/);
+    // Named, not `*`: with credentials a browser takes `*` literally and lets a page read none of them.
+    const limited = await fetch(`${prism.url}/agents/by-id/1`, { headers: { ...TOKEN, Origin: "http://localhost:5173", Prefer: "code=429" } });
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get("access-control-expose-headers")?.split(/,\s*/)).toEqual(expect.arrayContaining(["retry-after", "x-request-id", "www-authenticate", "sl-violations"]));
   });
 
   it("answers POST /__mock/reset with 204 and no body, as the stateful mock does, having no state to put back; another method gets 405", async () => {

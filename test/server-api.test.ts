@@ -571,6 +571,15 @@ describe("invalid requests", () => {
     // Outside the base path altogether.
     const root = await fetchOutsideBase(server, "/2.0/agents");
     expectError(root, 404, "not found");
+    // An empty segment is not skipped: no route has one.
+    expectError(await server.call("GET", `/agents//by-id/${pausable.id}`), 404, "not found");
+  });
+
+  it("answers a path that is not valid percent-encoding with 400, naming the path as a whole", async () => {
+    for (const path of ["/agents/by-id/%", "/agents/by-number/%E0%A4%A"]) {
+      const body = expectError(await server.call("GET", path), 400, "invalid request");
+      expect(body.details, path).toEqual([{ location: "path", path: "", message: "is not a valid percent-encoded path" }]);
+    }
   });
 
   // RFC 9110 requires a 405 to name the methods the resource has. Every

@@ -1,4 +1,4 @@
-import express, { type Express } from "express";
+import express, { type Express, type RequestHandler } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
 import type { Logger } from "pino";
 import type { Config } from "../config/config.js";
@@ -29,6 +29,12 @@ export interface AppDeps {
   logger: Logger;
   /** Request, auth and rate-limit counters; NO_METRICS (the default) counts nothing and costs nothing. */
   metrics?: Metrics;
+  /**
+   * Run once the contract has accepted a request, before its handler: the
+   * stateful mock hands a forced answer back to Prism there
+   * (mock/upstream.ts). None in a deployment.
+   */
+  beforeHandlers?: RequestHandler;
 }
 
 /**
@@ -46,7 +52,7 @@ export interface AppDeps {
  * in process before the server listens) skip the log, the metrics, the rate
  * limit and the token check, and stop before the handlers.
  */
-export function createApp({ config, store, verifier, logger, metrics = NO_METRICS }: AppDeps): Express {
+export function createApp({ config, store, verifier, logger, metrics = NO_METRICS, beforeHandlers }: AppDeps): Express {
   const app = express();
   app.disable("x-powered-by");
   // API answers are small and always fresh; ETags would cost a hash per response.
@@ -78,6 +84,7 @@ export function createApp({ config, store, verifier, logger, metrics = NO_METRIC
   );
   app.use(strictIntegerPathParams);
   app.use(stopWarmUp);
+  if (beforeHandlers) app.use(beforeHandlers);
 
   app.use(BASE_PATH, agentRoutes(store));
   app.use(notFound);

@@ -91,9 +91,12 @@ function toDetail(item: ValidatorErrorItem, body: unknown): ErrorDetail {
   const match = /^[./]?(params|query|headers|body)(?:[./](.*))?$/.exec(item.path ?? "");
   if (!match) {
     // Not one part of the request but the URL path itself, which the
-    // validator could not percent-decode (`/agents/by-id/%FF`): blame the path, not a body.
-    const message = item.message === "malformed uri'" ? "is not a valid percent-encoded path" : (item.message ?? "is invalid");
-    return { location: "path", path: item.path ?? "", message };
+    // validator could not percent-decode (`/agents/by-id/%FF`): blame the
+    // path as a whole (""), as a body that does not parse is blamed, not a
+    // body field, and not the URL, which the validator names with the base
+    // path the client may not have used (the stateful mock's service).
+    if (item.message === "malformed uri'") return { location: "path", path: "", message: "is not a valid percent-encoded path" };
+    return { location: "path", path: item.path ?? "", message: item.message ?? "is invalid" };
   }
   const location = LOCATIONS[match[1]!] ?? "body";
   const rest = match[2] ?? "";
