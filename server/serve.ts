@@ -91,6 +91,7 @@ export async function startServer(config: Config, logger: Logger, pgliteThread?:
     metrics: metrics ?? NO_METRICS,
     events: { sinks, recorded: () => relay?.wake() },
     pgliteThread,
+    upgradeSchema: true,
   });
   // Its failure is thrown below, once the app is warm; until then it must
   // not count as unhandled, which would end the process.

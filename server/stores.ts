@@ -31,16 +31,24 @@ export interface StoresOptions {
   events?: EventRecording;
   /** The embedded database's thread, when the caller started it early (see serve); else one is started here. */
   pgliteThread?: PgliteThread;
+  /**
+   * Whether an existing database's older schema is upgraded (serve, which
+   * logs it) or refused (the admin commands: one run on a host with the
+   * new release would upgrade a shared PostgreSQL under the previous
+   * release's instances, silently, and they could not start again).
+   */
+  upgradeSchema?: boolean;
 }
 
 /**
  * Opens the configured database (PGlite in the data directory, or PostgreSQL
- * when AGENTD_DATABASE_URL is set), brings its schema up to date, and seeds
+ * when AGENTD_DATABASE_URL is set), makes a new one's schema or upgrades an
+ * older one (`upgradeSchema`), and seeds
  * demo agents into a brand-new embedded database. The caller must already
  * hold the data-directory lock for the embedded database.
  */
 export async function openStores(config: Config, logger: Logger, options: StoresOptions = {}): Promise<Stores> {
-  const { metrics = NO_METRICS, events = NO_EVENTS } = options;
+  const { metrics = NO_METRICS, events = NO_EVENTS, upgradeSchema = false } = options;
   // Only the configured driver is loaded: each takes time to load, which
   // every admin command would otherwise pay for the other one.
   const postgres = config.databaseUrl;
@@ -51,7 +59,7 @@ export async function openStores(config: Config, logger: Logger, options: Stores
     : await (options.pgliteThread ?? (await import("./db/threaded-pglite.js")).startPgliteThread()).open(config.dataDir);
   const db = metrics === NO_METRICS ? opened : instrumentedDatabase(opened, metrics);
   try {
-    const applied = await migrate(db).catch((err: unknown) => {
+    const applied = await migrate(db, undefined, { upgrade: upgradeSchema }).catch((err: unknown) => {
       throw postgres ? onPostgres("migrate", postgres, err, config.dbTimeoutMs) : err;
     });
     // An upgrade's schema change is worth a line: a rollback would need it undone.

@@ -89,6 +89,27 @@ describe.each(availableKinds())("migrate on $kind", ({ fresh, available }) => {
   });
 });
 
+describe.each(availableKinds())("an older schema on $kind", ({ fresh, available }) => {
+  it.skipIf(!available)("is refused without upgrade, which makes a new database all the same, and upgraded with it", async () => {
+    const older = await fresh();
+    const blank = await fresh();
+    try {
+      const db = await older.open();
+      expect(await migrate(db, MIGRATIONS.slice(0, -1))).toEqual(MIGRATIONS.slice(0, -1).map((_, index) => index + 1));
+      await expect(migrate(db, MIGRATIONS, { upgrade: false })).rejects.toThrow(
+        `database schema version ${MIGRATIONS.length - 1} is older than this agentd (${MIGRATIONS.length}); only \`agentd serve\` upgrades it`,
+      );
+      const [row] = await db.query<{ newest: number }>("SELECT max(version) AS newest FROM schema_migrations");
+      expect(row?.newest).toBe(MIGRATIONS.length - 1);
+      expect(await migrate(db, MIGRATIONS, { upgrade: true })).toEqual([MIGRATIONS.length]);
+      expect(await migrate(await blank.open(), MIGRATIONS, { upgrade: false })).toEqual(MIGRATIONS.map((_, index) => index + 1));
+    } finally {
+      await older.cleanup();
+      await blank.cleanup();
+    }
+  });
+});
+
 describe.each(availableKinds())("migration 6 on $kind", ({ fresh, available }) => {
   it.skipIf(!available)("gives every token that existed before it an id of its own, and every token written later one too", async () => {
     const t = await fresh();

@@ -812,6 +812,36 @@ describe("start-up failures name the path and the system's reason, and exit 1", 
     }
   });
 
+  // A rolling upgrade: the previous release's instances still run on the
+  // shared database. An admin command of the new release must not upgrade
+  // the schema under them (they could not start again); the new release's
+  // server does, and says so.
+  it.runIf(postgresTestUrl() !== undefined)("an admin command refuses an older PostgreSQL schema and leaves it as it was; the server upgrades it and logs it", async () => {
+    const database = await freshPostgres();
+    const owner = await database.open();
+    try {
+      await migrate(owner, MIGRATIONS.slice(0, -1));
+      const env = { AGENTD_DATABASE_URL: database.location };
+      const refused = await agentd(["token", "list"], tmp, env);
+      expect(refused.code, refused.stderr).toBe(1);
+      expect(refused.stderr).toContain(`database schema version ${MIGRATIONS.length - 1} is older than this agentd (${MIGRATIONS.length}); only \`agentd serve\` upgrades it`);
+      const newest = async () => (await owner.query<{ newest: number }>("SELECT max(version) AS newest FROM schema_migrations"))[0]?.newest;
+      expect(await newest()).toBe(MIGRATIONS.length - 1);
+      const served = await spawnAgentd({ ...env, AGENTD_LOG_LEVEL: "info" }, { cwd: tmp });
+      try {
+        expect(served.output()).toContain(`database schema migrated to version ${MIGRATIONS.length}`);
+      } finally {
+        await served.kill("SIGTERM");
+      }
+      expect(await newest()).toBe(MIGRATIONS.length);
+      const listed = await agentd(["token", "list"], tmp, env);
+      expect(listed.code, listed.stderr).toBe(0);
+    } finally {
+      await owner.close();
+      await database.cleanup();
+    }
+  });
+
   it("unusable files in the embedded database, which PGlite reports as a bare errno object", async () => {
     const dataDir = path.join(tmp, "broken-pgdata");
     await ownDataDir(dataDir);

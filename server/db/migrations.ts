@@ -70,8 +70,17 @@ async function upToDate(sql: Sql, latest: number): Promise<boolean> {
   }
 }
 
+export interface MigrateOptions {
+  /**
+   * Whether a schema older than `migrations` is brought up to date (the
+   * default) or refused. A new database is made either way: nothing runs
+   * on it yet.
+   */
+  upgrade?: boolean;
+}
+
 /** Applies the migrations this database lacks; returns the versions it applied. */
-export async function migrate(sql: Sql, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
+export async function migrate(sql: Sql, migrations: readonly Migration[] = MIGRATIONS, { upgrade = true }: MigrateOptions = {}): Promise<number[]> {
   // Most starts find the schema up to date: one read tells, without the
   // locked transaction below (a write on PGlite, paid at every start).
   // Versions only ever go up, so a stale answer can only send us there.
@@ -90,6 +99,12 @@ export async function migrate(sql: Sql, migrations: readonly Migration[] = MIGRA
     if (newest > migrations.length) {
       throw new Error(
         `database schema version ${newest} is newer than this agentd (${migrations.length}); upgrade agentd`,
+      );
+    }
+    if (!upgrade && newest > 0 && newest < migrations.length) {
+      throw new Error(
+        `database schema version ${newest} is older than this agentd (${migrations.length}); only \`agentd serve\` upgrades it: ` +
+          "start this release's server first, or run this command with the agentd of the database's release",
       );
     }
     const done: number[] = [];
