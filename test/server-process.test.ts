@@ -530,6 +530,42 @@ describe("the admin CLI without a running server", () => {
     }
   });
 
+  it("import --replace makes the file the whole fleet, the demo agents of a new database included, by itself and through the running server; an empty file is refused", async () => {
+    const fresh = mkdtempSync(path.join(tmpdir(), "agentd-cli-replace-"));
+    const agent = (id: number, number: string) => ({ id, number, extension: number, context: "default", logged: true, paused: false, paused_reason: null, state_interface: "SIP/x" });
+    const file = (name: string, agents: unknown[]) => {
+      const at = path.join(fresh, name);
+      writeFileSync(at, JSON.stringify(agents));
+      return at;
+    };
+    try {
+      // Number 1001 is a demo agent's (id 1) until the file gives it to agent 70.
+      const first = await agentd(["import", "--replace", file("fleet.json", [agent(70, "1001"), agent(71, "7071")])], fresh);
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.stderr).toContain(`imported 2 agents, removed ${DEMO_AGENTS.length} the file does not name`);
+      const served = await spawnAgentd({ AGENTD_DATA_DIR: fresh }, { cwd: fresh });
+      try {
+        const token = /shown only this once: (\S+)/.exec(served.output())?.[1];
+        expect(token, served.output()).toBeDefined();
+        const ids = async () => ((await served.call("GET", "/agents", { token })).json as { id: number }[]).map((a) => a.id);
+        expect(await ids()).toEqual([70, 71]);
+        const empty = await agentd(["import", "--replace", file("empty.json", [])], fresh);
+        expect(empty.code).toBe(1);
+        expect(empty.stderr).toContain("the file names no agent");
+        expect(await ids()).toEqual([70, 71]);
+        const second = await agentd(["import", "--replace", file("next.json", [agent(71, "7071"), agent(72, "7072")])], fresh);
+        expect(second.code, second.stderr).toBe(0);
+        expect(second.stderr).toContain("imported 2 agents, removed 1 the file does not name");
+        expect(await ids()).toEqual([71, 72]);
+        await vi.waitFor(() => expect(served.output()).toContain("agents removed by an import"));
+      } finally {
+        await served.kill("SIGTERM");
+      }
+    } finally {
+      rmSync(fresh, { recursive: true, force: true });
+    }
+  });
+
   it("opens the embedded database itself, seeding a brand-new one with the demo agents, and the server started afterwards sees its work", async () => {
     const inDataDir = (args: string[]) => agentd(args, dataDir);
     const { token } = await createToken(inDataDir, ["--acl", "agentd.#"]);

@@ -220,6 +220,35 @@ describe.each(kinds)("store on $kind", ({ fresh, available }) => {
       expect((await store.list()).map((a) => a.id)).toEqual([1, 2, 3]);
     });
 
+    it("upsert with replace makes the source the whole fleet: the others removed in the same transaction, their numbers free for the source's agents", async () => {
+      const store = await resetAgents(db, [loggedIn(1, "1001"), loggedIn(2, "1002"), loggedOut(3, "1003")]);
+      // Agent 9 takes number 1001 from agent 1, which the source does not name.
+      expect(await store.upsert([loggedIn(2, "2002"), loggedIn(9, "1001")], { replace: true })).toEqual({ removed: 2 });
+      expect((await store.list()).map((a) => [a.id, a.number])).toEqual([
+        [2, "2002"],
+        [9, "1001"],
+      ]);
+      expect(await store.upsert([loggedIn(2, "2002"), loggedIn(9, "1001")], { replace: true })).toEqual({ removed: 0 });
+      // Without replace, an agent the source does not name stays.
+      expect(await store.upsert([loggedIn(5, "5005")])).toEqual({ removed: 0 });
+      expect((await store.list()).map((a) => a.id)).toEqual([2, 5, 9]);
+      // From batches, and rolled back with them when the source fails: nothing removed.
+      async function* failing() {
+        yield [loggedIn(2, "2002")];
+        await new Promise((resolve) => setImmediate(resolve));
+        throw new Error("the file broke");
+      }
+      await expect(store.upsert(failing(), { replace: true })).rejects.toThrow("the file broke");
+      expect((await store.list()).map((a) => a.id)).toEqual([2, 5, 9]);
+      async function* batches() {
+        yield [loggedIn(5, "5005")];
+        await new Promise((resolve) => setImmediate(resolve));
+        yield [loggedIn(6, "6006")];
+      }
+      expect(await store.upsert(batches(), { replace: true })).toEqual({ removed: 2 });
+      expect((await store.list()).map((a) => a.id)).toEqual([5, 6]);
+    });
+
     it("upsert carries every character a text field may hold through COPY, exactly", async () => {
       const store = await resetAgents(db, []);
       // COPY's text format reserves backslash, tab, newline and carriage return; \N is its NULL.

@@ -60,6 +60,9 @@ export async function startAdminChannel(
       if ((request.op === "events.drop" || request.op === "events.drop-event") && response.ok && (response.dropped ?? 0) > 0) {
         logger.warn({ op: request.op, sink: sinkLogName(canonicalSinkName(request.sink)), ...(request.op === "events.drop-event" ? { event: request.event } : {}), dropped: response.dropped }, "undelivered events dropped");
       }
+      if (request.op === "import.replace" && response.ok && (response.removed ?? 0) > 0) {
+        logger.warn({ op: request.op, imported: response.imported, removed: response.removed }, "agents removed by an import");
+      }
       return response;
     } catch (err) {
       logger.error({ err }, "admin command failed");

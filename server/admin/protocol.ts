@@ -5,6 +5,12 @@ export type AdminRequest =
   | { op: "token.revoke-id"; id: string }
   | { op: "token.list" }
   | { op: "import"; text: string }
+  /**
+   * An import whose file is the whole fleet: the agents it does not name
+   * are removed. An op of its own, as events.drop-event: a server that
+   * predates it refuses it rather than import without removing.
+   */
+  | { op: "import.replace"; text: string }
   | { op: "events.list" }
   /** The events of one sink that failed at least once (`agentd events list --sink`). */
   | { op: "events.failing"; sink: string }
@@ -70,6 +76,8 @@ export type AdminResponse =
       revoked?: boolean;
       tokens?: ListedToken[];
       imported?: number;
+      /** import.replace: the agents removed, which the file did not name. */
+      removed?: number;
       sinks?: SinkBacklogAnswer[];
       failures?: SinkFailuresAnswer;
       dropped?: number;

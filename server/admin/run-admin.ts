@@ -57,24 +57,28 @@ export async function runAdmin(request: AdminRequest, deps: AdminDeps): Promise<
         })),
       };
     }
-    case "import": {
+    case "import":
+    case "import.replace": {
       // The store writes each batch while the reader checks it, in one
       // transaction that an invalid file rolls back: nothing is written.
       const text = request.text;
+      const replace = request.op === "import.replace";
       let imported = 0;
       async function* counted(): AsyncGenerator<AgentRecord[]> {
         for await (const batch of importBatches(text)) {
           imported += batch.length;
           yield batch;
         }
+        // Thrown from the source, so the transaction is rolled back.
+        if (replace && imported === 0) throw new InvalidImportError(["the file names no agent: replacing the fleet with it would remove every agent"]);
       }
       try {
-        await deps.store.upsert(counted());
+        const { removed } = await deps.store.upsert(counted(), { replace });
+        return replace ? { ok: true, imported, removed } : { ok: true, imported };
       } catch (error) {
         if (error instanceof InvalidImportError) return { ok: false, error: "invalid import file", problems: error.problems };
         throw error;
       }
-      return { ok: true, imported };
     }
     case "events.list": {
       const backlogs = await sinkBacklogs(deps.db, deps.configuredSinks);

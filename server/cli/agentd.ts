@@ -323,15 +323,17 @@ function program(): Command {
     .command("import")
     .description("insert or update agents from a JSON file (an array of agent statuses, as GET /agents answers them; origin_uuid is ignored)")
     .argument("<file>", "path to the JSON file")
-    .action(async (file: string) => {
+    .option("--replace", "the file is the whole fleet: remove the agents it does not name (the demo agents of a new embedded database, say)")
+    .action(async (file: string, options: { replace?: boolean }) => {
       let text: string;
       try {
         text = await readFile(file, "utf8");
       } catch (err) {
         throw new CliFailure(`agentd: cannot read ${file}: ${(err as Error).message}`);
       }
-      const answer = check(await admin({ op: "import", text }));
-      stdio.stderr.write(`imported ${answer.imported} agents\n`);
+      const answer = check(await admin({ op: options.replace === true ? "import.replace" : "import", text }));
+      const removed = answer.removed === undefined ? "" : `, removed ${answer.removed} the file does not name`;
+      stdio.stderr.write(`imported ${answer.imported} agents${removed}\n`);
     });
 
   const outbox = cli.command("events").description("the events not yet delivered, by sink (the bus or a webhook URL)");

@@ -49,7 +49,17 @@ export interface AgentStore {
   /** Ends the pause of a logged-in agent (paused false, reason null) in one atomic statement; a no-op when not paused. */
   unpause(number: string): Promise<UnpauseOutcome>;
   /** Inserts or replaces agents by id, all in one transaction, which a source that throws rolls back. */
-  upsert(agents: AgentImportSource): Promise<void>;
+  upsert(agents: AgentImportSource, options?: ImportOptions): Promise<ImportResult>;
+}
+
+export interface ImportOptions {
+  /** The source is the whole fleet: the agents it does not name are removed, in the same transaction. */
+  replace?: boolean;
+}
+
+export interface ImportResult {
+  /** How many stored agents the import removed (only with `replace`). */
+  removed: number;
 }
 
 /** What the API's handlers do with agents (http/agent-routes.ts). */

@@ -1,4 +1,4 @@
-import type { AgentImportSource, AgentStatus, AgentStore, PauseOutcome, UnpauseOutcome } from "./agent-store.js";
+import type { AgentImportSource, AgentStatus, ImportOptions, ImportResult, AgentStore, PauseOutcome, UnpauseOutcome } from "./agent-store.js";
 
 /** The fleet as this process knows it. Mutated in place by pauses and unpauses: no write copies it. */
 interface Fleet {
@@ -103,9 +103,9 @@ export class CachedAgentStore implements AgentStore {
     );
   }
 
-  async upsert(agents: AgentImportSource): Promise<void> {
+  async upsert(agents: AgentImportSource, options?: ImportOptions): Promise<ImportResult> {
     try {
-      await this.inner.upsert(agents);
+      return await this.inner.upsert(agents, options);
     } finally {
       // Whether or not it committed, the next read asks the database.
       this.fleet = null;

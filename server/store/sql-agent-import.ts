@@ -3,7 +3,7 @@
 // it goes (agent-import-reader.ts).
 import { copyText } from "../db/copy-text.js";
 import type { Sql } from "../db/sql.js";
-import { InvalidImportError, type AgentImportSource, type AgentRecord } from "./agent-store.js";
+import { InvalidImportError, type AgentImportSource, type AgentRecord, type ImportOptions, type ImportResult } from "./agent-store.js";
 
 // An import replaces each agent it names (by id) and leaves the others as
 // they are. Per batch of agents: one COPY of its rows, PostgreSQL's own bulk
@@ -14,6 +14,8 @@ import { InvalidImportError, type AgentImportSource, type AgentRecord } from "./
 // deferred).
 const COPY_COLUMNS = ["id", "number", "extension", "context", "logged", "paused", "paused_reason", "state_interface"] as const;
 const DELETE_BATCH = "DELETE FROM agents WHERE id = ANY($1::integer[])";
+// With `replace`, after the last batch: the agents the source did not name.
+const DELETE_OTHERS = "DELETE FROM agents WHERE NOT (id = ANY($1::integer[])) RETURNING id";
 // The ids stored before the import lie in this range (both null: none).
 const STORED_IDS = "SELECT min(id) AS low, max(id) AS high FROM agents";
 
@@ -36,14 +38,17 @@ interface PreparedBatch {
   rows: string;
 }
 
-/** Inserts or replaces agents by id, in one transaction, which a source that throws rolls back. */
-export async function importAgents(sql: Sql, agents: AgentImportSource): Promise<void> {
-  if (isArray(agents) && agents.length === 0) return;
+/**
+ * Inserts or replaces agents by id, in one transaction, which a source that
+ * throws rolls back; with `replace`, removes the others in it too.
+ */
+export async function importAgents(sql: Sql, agents: AgentImportSource, { replace = false }: ImportOptions = {}): Promise<ImportResult> {
+  if (isArray(agents) && agents.length === 0 && !replace) return { removed: 0 };
   // The batches as the source gave them, in file order: kept only to name
   // the agents whose number another agent keeps, if the commit refuses them.
   const given: (readonly AgentRecord[])[] = [];
   try {
-    await writeInOneTransaction(sql, agents, given);
+    return await writeInOneTransaction(sql, agents, given, replace);
   } catch (error) {
     if (!isNumberTaken(error)) throw error;
     const problems = await numbersKeptByOthers(sql, given);
@@ -51,8 +56,8 @@ export async function importAgents(sql: Sql, agents: AgentImportSource): Promise
   }
 }
 
-async function writeInOneTransaction(sql: Sql, agents: AgentImportSource, given: (readonly AgentRecord[])[]): Promise<void> {
-  await sql.transaction(async (tx) => {
+async function writeInOneTransaction(sql: Sql, agents: AgentImportSource, given: (readonly AgentRecord[])[], replace: boolean): Promise<ImportResult> {
+  return sql.transaction(async (tx) => {
     await tx.query(LOCK_FOR_IMPORT);
     // Only an id that may be stored needs deleting first: one in the range
     // of those stored before (the table is locked), or one an earlier batch
@@ -84,6 +89,11 @@ async function writeInOneTransaction(sql: Sql, agents: AgentImportSource, given:
       await tx.copyIn("agents", COPY_COLUMNS, rows);
     };
     await writeEach(isArray(agents) ? batchesOf(agents, BATCH_SIZE) : agents, prepare, send);
+    // Before the commit, where the numbers' uniqueness is checked: a number
+    // held by an agent the source does not name is free again by then.
+    if (!replace) return { removed: 0 };
+    const removed = await tx.query<{ id: number }>(DELETE_OTHERS, [[...writtenBy.keys()]]);
+    return { removed: removed.length };
   });
 }
 

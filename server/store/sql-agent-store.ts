@@ -1,5 +1,5 @@
 import type { Sql } from "../db/sql.js";
-import type { AgentImportSource, AgentRecord, AgentStatus, AgentStore, PauseOutcome, Refusal, UnpauseOutcome } from "./agent-store.js";
+import type { AgentImportSource, AgentRecord, ImportOptions, ImportResult, AgentStatus, AgentStore, PauseOutcome, Refusal, UnpauseOutcome } from "./agent-store.js";
 import { importAgents } from "./sql-agent-import.js";
 import { NO_EVENTS, writeAgentChange, type EventName, type EventRecording, type PauseState } from "./agent-change.js";
 
@@ -98,10 +98,11 @@ export class SqlAgentStore implements AgentStore {
     }
   }
 
-  async upsert(agents: AgentImportSource): Promise<void> {
-    await importAgents(this.sql, agents);
+  async upsert(agents: AgentImportSource, options?: ImportOptions): Promise<ImportResult> {
+    const result = await importAgents(this.sql, agents, options);
     // After the commit: VACUUM cannot run inside a transaction.
     if (this.upkeep.vacuumAfterImport) await this.sql.query(VACUUM_AGENTS);
+    return result;
   }
 
   /** The data version: equal on two reads only if no write to the agents committed in between. */

@@ -1,4 +1,4 @@
-import type { AgentImportSource, AgentStatus, AgentStore, PauseOutcome, UnpauseOutcome } from "./agent-store.js";
+import type { AgentImportSource, AgentStatus, ImportOptions, ImportResult, AgentStore, PauseOutcome, UnpauseOutcome } from "./agent-store.js";
 
 /** An agent store that can say, in one tiny query, whether the agents changed. */
 export interface VersionedAgentStore extends AgentStore {
@@ -65,7 +65,7 @@ export class VersionedListStore implements AgentStore {
     return this.inner.unpause(number);
   }
 
-  upsert(agents: AgentImportSource): Promise<void> {
-    return this.inner.upsert(agents);
+  upsert(agents: AgentImportSource, options?: ImportOptions): Promise<ImportResult> {
+    return this.inner.upsert(agents, options);
   }
 }
