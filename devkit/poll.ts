@@ -37,10 +37,10 @@ export async function poll<T>(probe: () => Promise<T | undefined>, options: Poll
 }
 
 /** Waits until `url` gives any HTTP answer (a 404 too: the server is serving), as Prism's starters do. */
-export function untilAnswering(url: string, options: Omit<PollOptions, "intervalMs">): Promise<{ value: number; waitedMs: number }> {
+export function untilAnswering(url: string, options: Omit<PollOptions, "intervalMs">, headers: Record<string, string> = {}): Promise<{ value: number; waitedMs: number }> {
   return poll(
     async () => {
-      const response = await fetch(url, { signal: AbortSignal.timeout(1_000) });
+      const response = await fetch(url, { headers, signal: AbortSignal.timeout(1_000) });
       await response.body?.cancel();
       return response.status;
     },

@@ -95,7 +95,9 @@ async function stateless(release: string | undefined): Promise<void> {
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => prism.kill(signal));
   const prismUrl = `http://127.0.0.1:${prismPort}`;
   try {
-    await untilAnswering(`${prismUrl}/`, { what: "Prism's mock", timeoutMs: 60_000, abortIf: () => (prismGone ? "exited before answering" : null) });
+    // A path of the contract, with a token: Prism prints every request, and
+    // a path off the contract would open the mock's output with an error.
+    await untilAnswering(`${prismUrl}/agents`, { what: "Prism's mock", timeoutMs: 60_000, abortIf: () => (prismGone ? "exited before answering" : null) }, { "X-Auth-Token": "start" });
     const front = await startFrontDoor({
       host,
       port,
