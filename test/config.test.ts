@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig, loadDotEnv } from "../server/config/load.js";
+import { loadConfig, loadDotEnv, unknownVariables } from "../server/config/load.js";
 import { renderEnvExample, renderEnvHelp } from "../server/config/env-docs.js";
 import { VARIABLE_LIST } from "../server/config/variables.js";
 import type { Config } from "../server/config/config.js";
@@ -333,6 +333,23 @@ describe("loadDotEnv", () => {
     const env: NodeJS.ProcessEnv = { A: "1" };
     expect(loadDotEnv(empty, env)).toBeNull();
     expect(env).toEqual({ A: "1" });
+  });
+});
+
+describe("unknownVariables", () => {
+  it("names the AGENTD_* variables neither agentd nor agentctl reads, and no other", () => {
+    const env: NodeJS.ProcessEnv = {
+      AGENTD_PROT: "9999",
+      AGENTD_DRAIN_DELY: "1s",
+      AGENTD_PORT: "8443",
+      AGENTD_URL: "https://localhost:9493/1.0",
+      AGENTD_TOKEN: "t",
+      AGENTD_CACERT: "cert.pem",
+      PATH: "/usr/bin",
+      agentd_port: "1",
+    };
+    expect(unknownVariables(env)).toEqual(["AGENTD_DRAIN_DELY", "AGENTD_PROT"]);
+    expect(unknownVariables(Object.fromEntries(VARIABLE_LIST.map((v) => [v.name, "x"])))).toEqual([]);
   });
 });
 

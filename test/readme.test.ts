@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { repoRoot } from "../devkit/root.js";
 import { shownDefault } from "../server/config/env-docs.js";
 import { VARIABLE_LIST } from "../server/config/variables.js";
+import { AGENTCTL_VARIABLES } from "../server/config/load.js";
 
 const readme = readFileSync(path.join(repoRoot, "README.md"), "utf8");
 
@@ -72,7 +73,9 @@ describe("README", () => {
       for (const match of readFileSync(file, "utf8").matchAll(/\bAGENTD_[A-Z_]+\b/g)) used.add(match[0]);
     }
     const documented = new Set<string>(VARIABLE_LIST.map((v) => v.name));
-    expect([...used].filter((name) => !documented.has(name))).toEqual([]);
+    // Named by the server only to tell them from a misspelt variable of its own.
+    expect([...used].filter((name) => !documented.has(name) && !AGENTCTL_VARIABLES.has(name))).toEqual([]);
+    for (const name of AGENTCTL_VARIABLES) expect(readme).toContain(`\`${name}\``);
     expect([...documented].filter((name) => !used.has(name))).toEqual([]);
   });
 

@@ -515,6 +515,22 @@ describe("the admin CLI without a running server", () => {
     }
   });
 
+  it("warns of an AGENTD_* variable it does not read, from the environment or .env, and carries on", async () => {
+    const fresh = mkdtempSync(path.join(tmpdir(), "agentd-cli-typo-"));
+    try {
+      writeFileSync(path.join(fresh, ".env"), "AGENTD_DRAIN_DELY=1s\n");
+      const typo = await agentd(["token", "list"], fresh, { AGENTD_PROT: "9999", AGENTD_URL: "https://localhost:9493/1.0" });
+      expect(typo.code, typo.stderr).toBe(0);
+      const warned = typo.stderr.split("\n").filter((line) => line.includes("is not a variable agentd reads"));
+      expect(warned).toEqual([
+        "agentd: AGENTD_DRAIN_DELY is not a variable agentd reads: ignored (the README's Configuration lists them)",
+        "agentd: AGENTD_PROT is not a variable agentd reads: ignored (the README's Configuration lists them)",
+      ]);
+    } finally {
+      rmSync(fresh, { recursive: true, force: true });
+    }
+  });
+
   it("says so when it creates a new embedded database (a command run from the wrong directory), and only then", async () => {
     const fresh = mkdtempSync(path.join(tmpdir(), "agentd-cli-fresh-"));
     try {

@@ -8,7 +8,7 @@ import { MAX_TTL_SECONDS } from "../admin/run-admin.js";
 import { aclProblem } from "../auth/acl.js";
 import type { AdminRequest, AdminResponse, ListedToken, SinkFailuresAnswer } from "../admin/protocol.js";
 import type { Config } from "../config/config.js";
-import { loadConfig, loadDotEnv } from "../config/load.js";
+import { loadConfig, loadDotEnv, unknownVariables } from "../config/load.js";
 import { renderEnvHelp } from "../config/env-docs.js";
 import { sinkDisplayName, sinkNameFromArgument, sinkSummaries } from "../events/sink.js";
 import { describeFailure } from "../failure.js";
@@ -52,6 +52,9 @@ class CliFailure extends Error {
 
 function configFromEnvironment(): Config {
   loadDotEnv(process.cwd());
+  for (const name of unknownVariables(process.env)) {
+    stdio.stderr.write(`agentd: ${name} is not a variable agentd reads: ignored (the README's Configuration lists them)\n`);
+  }
   const result = loadConfig(process.env);
   if (!result.ok) {
     throw new CliFailure(["invalid configuration:", ...result.errors.map((e) => `  ${e}`)].join("\n"), USAGE);

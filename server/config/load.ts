@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import dotenv from "dotenv";
 import type { Config, Values } from "./config.js";
-import { VARIABLES, type Variable } from "./variables.js";
+import { VARIABLE_LIST, VARIABLES, type Variable } from "./variables.js";
 
 export type LoadConfigResult = { ok: true; config: Config } | { ok: false; errors: string[] };
 
@@ -82,6 +82,21 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     events: { busUrl, busExchange, webhookUrls, webhookSecret, webhookTimeoutMs, retryMinMs, retryMaxMs, pollMs },
   };
   return errors.length > 0 ? { ok: false, errors } : { ok: true, config };
+}
+
+/** agentctl's variables (client/cli.ts), often exported in the same shell: not agentd's, but no mistake either. */
+export const AGENTCTL_VARIABLES: ReadonlySet<string> = new Set(["AGENTD_URL", "AGENTD_TOKEN", "AGENTD_CACERT"]);
+
+/**
+ * The AGENTD_* names in `env` that neither agentd nor agentctl reads,
+ * sorted: a misspelt variable is otherwise ignored without a word, and the
+ * setting it meant stays at its default.
+ */
+export function unknownVariables(env: NodeJS.ProcessEnv): string[] {
+  const known = new Set<string>(VARIABLE_LIST.map((v) => v.name));
+  return Object.keys(env)
+    .filter((name) => name.startsWith("AGENTD_") && !known.has(name) && !AGENTCTL_VARIABLES.has(name))
+    .sort();
 }
 
 export function loadDotEnv(cwd: string, env: NodeJS.ProcessEnv = process.env): string | null {
