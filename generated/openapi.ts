@@ -455,7 +455,7 @@ export interface components {
                  * @description The challenge of a `401`, naming the header the token goes in (RFC 9110 requires one).
                  * @example X-Auth-Token realm="agentd"
                  */
-                "WWW-Authenticate"?: "X-Auth-Token realm=\"agentd\"";
+                "WWW-Authenticate": "X-Auth-Token realm=\"agentd\"";
                 [name: string]: unknown;
             };
             content: {

@@ -493,7 +493,7 @@ export interface components {
                  *     Since release 17.05.
                  * @example X-Auth-Token realm="agentd"
                  */
-                "WWW-Authenticate"?: "X-Auth-Token realm=\"agentd\"";
+                "WWW-Authenticate": "X-Auth-Token realm=\"agentd\"";
                 [name: string]: unknown;
             };
             content: {
