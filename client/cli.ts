@@ -11,7 +11,7 @@ import {
   type AgentStatus,
 } from "./index.js";
 import { terminalSafe, terminalSafeJson } from "./terminal-text.js";
-import { packageVersion } from "../server/package-root.js";
+import { buildVersion } from "../server/package-root.js";
 
 const DEFAULT_URL = "https://localhost:9493/1.0";
 /** The API's base path, as the default URL ends with it. */
@@ -66,7 +66,7 @@ export async function runAgentctl(args: string[], io: CliIo = processIo): Promis
 function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
   const program = new Command("agentctl")
     .description("Command-line client of the agent service.")
-    .version(packageVersion(), "-V, --version", "print the version")
+    .version(buildVersion(), "-V, --version", "print the version")
     // Before any .command(): subcommands copy these settings when created.
     .exitOverride()
     .configureOutput({ writeOut: (text) => io.out(text), writeErr: (text) => io.err(text) })

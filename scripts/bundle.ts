@@ -18,6 +18,7 @@
 // typed client use; and openapi-fetch, which the typed client (dist/client/,
 // imported as `agentd/client`) needs as published. Everything else the
 // commands import is a devDependency, bundled.
+import { execFileSync } from "node:child_process";
 import { readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { build } from "esbuild";
@@ -37,7 +38,23 @@ const external = [
 // the parse while openapi.yaml is still the text it came from. (Strings:
 // esbuild would wrap an object in an initialiser that every module calls.)
 const contract = buildContract(await readFile(CONTRACT_PATH, "utf8"));
-const builtContract = { BUILT_CONTRACT_SHA256: JSON.stringify(contract.sha256), BUILT_CONTRACT_JSON: JSON.stringify(contract.json) };
+const builtContract = { BUILT_CONTRACT_SHA256: JSON.stringify(contract.sha256), BUILT_CONTRACT_JSON: JSON.stringify(contract.json), ...builtFrom() };
+
+/**
+ * The commit this clone is at, for the version the commands show
+ * (buildVersion, server/package-root.ts): `.dirty` after it when tracked
+ * files differ from it. Nothing without git (a copy of the sources).
+ */
+function builtFrom(): { BUILT_FROM_COMMIT?: string } {
+  const git = (...args: string[]) => execFileSync("git", args, { cwd: repoRoot, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+  try {
+    const commit = git("rev-parse", "--short=12", "HEAD");
+    const dirty = git("status", "--porcelain", "--untracked-files=no") !== "";
+    return { BUILT_FROM_COMMIT: JSON.stringify(dirty ? `${commit}.dirty` : commit) };
+  } catch {
+    return {};
+  }
+}
 
 // A fresh folder: chunk names carry hashes, and old chunks would ship too.
 await rm(outdir, { recursive: true, force: true });

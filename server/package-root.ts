@@ -15,6 +15,23 @@ export function packageRoot(from: string = path.dirname(fileURLToPath(import.met
   }
 }
 
+// The commit the bundles were built from, `.dirty` after it when the clone
+// had changes not committed (scripts/bundle.ts); undefined when the code
+// runs from its sources (tsx) or was built without git.
+declare const BUILT_FROM_COMMIT: string | undefined;
+
+/**
+ * The package's version with the commit its bundles were built from as
+ * SemVer build metadata (`17.5.0+946eca9c1d2e`): every build of a release
+ * has the same package version, and an operator must tell two builds apart
+ * (which one runs, an upgrade, a rollback). The package version alone when
+ * the commit is not known.
+ */
+export function buildVersion(): string {
+  const version = packageVersion();
+  return typeof BUILT_FROM_COMMIT === "string" ? `${version}+${BUILT_FROM_COMMIT}` : version;
+}
+
 /**
  * The package's version (its package.json), or "unknown" when there is no
  * readable one: every command shows it, and none may fail for want of it.

@@ -180,13 +180,20 @@ describe("the release package: npm pack, npm install --omit=dev, npx agentd serv
     expect(findMigrations(from)).toBe(path.join(packageDir, "server", "db", "migrations"));
   });
 
-  it("both commands print the package's version, and the server's banner shows it", async () => {
+  // Every build of a release has one package version: the commit it was
+  // built from tells two apart, as SemVer build metadata.
+  it("both commands print the package's version with the commit it was built from, and the server's banner shows it", async () => {
     const { version } = JSON.parse(readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string };
+    const head = (await runOk("git", ["rev-parse", "--short=12", "HEAD"], { cwd: repoRoot })).trim();
+    const built = new RegExp(`^${version.replaceAll(".", "\\.")}\\+${head}(\\.dirty)?\n$`);
+    const shown: string[] = [];
     for (const command of ["agentd", "agentctl"]) {
       // npx takes --version and -V for its own (npm's version) unless `--` ends its options first.
-      expect(await runOk("npx", ["--no", "--", command, "--version"], { cwd: installDir, env: npmEnv() }), command).toBe(`${version}\n`);
+      const printed = await runOk("npx", ["--no", "--", command, "--version"], { cwd: installDir, env: npmEnv() });
+      expect(printed, command).toMatch(built);
+      shown.push(printed);
     }
-    expect(banner).toContain(`  version:     ${version}\n`);
+    expect(banner).toContain(`  version:     ${shown[0]}`);
   });
 
   it("serves the API and validates requests against the packaged contract", async () => {

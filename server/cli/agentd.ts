@@ -15,13 +15,13 @@ import { describeFailure } from "../failure.js";
 import { createLogger } from "../log/logger.js";
 import { flushStdio, openStdio } from "../log/stdio.js";
 import { isLoopback } from "../ops/listener.js";
-import { packageVersion } from "../package-root.js";
+import { buildVersion } from "../package-root.js";
 import { readFirstLine } from "./read-line.js";
 import { stopOnSignals } from "./stop-on-signals.js";
 import { terminalSafe, terminalSafeJson } from "../../client/terminal-text.js";
 
 /** Read once: `--version` and the serve command's banner show it. */
-const VERSION = packageVersion();
+const VERSION = buildVersion();
 
 /** Exit codes: 0 success, 1 failure, 2 usage or configuration error. */
 const FAILURE = 1;
