@@ -253,7 +253,7 @@ describe("the release package: npm pack, npm install --omit=dev, npx agentd serv
     });
 
     it("the embedded database refuses to start, saying why and what to use instead", async () => {
-      const result = await run("npx", ["--no", "agentd", "token", "list"], {
+      const result = await run("npx", ["--no", "agentd", "token", "create", "--acl", "agentd.#"], {
         cwd: installDir,
         env: { ...npmEnv(), AGENTD_DATA_DIR: path.join(work, "data-no-addon"), AGENTD_LOG_LEVEL: "warn" },
         timeoutMs: 60_000,

@@ -519,7 +519,7 @@ describe("the admin CLI without a running server", () => {
     const fresh = mkdtempSync(path.join(tmpdir(), "agentd-cli-typo-"));
     try {
       writeFileSync(path.join(fresh, ".env"), "AGENTD_DRAIN_DELY=1s\n");
-      const typo = await agentd(["token", "list"], fresh, { AGENTD_PROT: "9999", AGENTD_URL: "https://localhost:9493/1.0" });
+      const typo = await agentd(["token", "create", "--acl", "agentd.#"], fresh, { AGENTD_PROT: "9999", AGENTD_URL: "https://localhost:9493/1.0" });
       expect(typo.code, typo.stderr).toBe(0);
       const warned = typo.stderr.split("\n").filter((line) => line.includes("is not a variable agentd reads"));
       expect(warned).toEqual([
@@ -531,10 +531,20 @@ describe("the admin CLI without a running server", () => {
     }
   });
 
-  it("says so when it creates a new embedded database (a command run from the wrong directory), and only then", async () => {
+  it("says so when it creates a new embedded database (a command run from the wrong directory), and only then; a command with nothing to find in a new one is refused and makes none", async () => {
     const fresh = mkdtempSync(path.join(tmpdir(), "agentd-cli-fresh-"));
     try {
-      const first = await agentd(["token", "list"], fresh);
+      const missing = path.join(fresh, "no-such-folder");
+      for (const args of [["token", "list"], ["events", "list"], ["token", "revoke", "--id", "0123456789ab"], ["events", "drop", "--sink", "bus", "--force"]]) {
+        for (const dataDir of [fresh, missing]) {
+          const refused = await runAgentd(args, { AGENTD_DATA_DIR: dataDir }, { cwd: fresh });
+          expect(refused.code, `${args.join(" ")}: ${refused.stderr}`).toBe(1);
+          expect(refused.stderr).toContain(`agentd: no embedded database in ${path.resolve(dataDir)}: run the command where the server runs`);
+        }
+      }
+      expect(existsSync(missing)).toBe(false);
+      expect(existsSync(path.join(fresh, "pgdata"))).toBe(false);
+      const first = await agentd(["token", "create", "--acl", "agentd.#"], fresh);
       expect(first.code, first.stderr).toBe(0);
       expect(first.stderr).toContain(`agentd: no embedded database in ${path.resolve(fresh)} yet: creating a new one`);
       expect(first.stderr).toContain("AGENTD_DATABASE_URL is set neither in the environment nor in");

@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
 import type { Logger } from "pino";
 import type { Config } from "../config/config.js";
 import { sinkNames } from "../events/sink.js";
@@ -14,6 +16,18 @@ const STARTING_SERVER_WAIT_MS = 15_000;
 const RETRY_MS = 200;
 
 /**
+ * The commands that may make a new embedded database, a first token or
+ * agents: the others would find nothing to list, revoke or drop in one, and
+ * are refused where there is none (run from the wrong directory, they
+ * answered an empty list, as if the deployment had nothing).
+ */
+const MAKES_A_DATABASE: ReadonlySet<AdminRequest["op"]> = new Set(["token.create", "import", "import.replace"]);
+
+function noDatabase(dataDir: string): AdminResponse {
+  return { ok: false, error: `no embedded database in ${path.resolve(dataDir)}: run the command where the server runs, or say where its data is (AGENTD_DATA_DIR, or AGENTD_DATABASE_URL)` };
+}
+
+/**
  * Runs an admin command against the deployment's database: through the
  * running server's admin socket when one holds the embedded data directory,
  * otherwise by taking the directory's lock and opening the database here.
@@ -28,6 +42,9 @@ export async function dispatchAdmin(
 ): Promise<AdminResponse> {
   if (config.databaseUrl) return runHere(config, logger, request);
 
+  const makes = MAKES_A_DATABASE.has(request.op);
+  // Refused before the lock, which would make the folder.
+  if (!makes && !existsSync(config.dataDir)) return noDatabase(config.dataDir);
   const socket = adminSocketPath(config.dataDir);
   // A server that is starting holds the lock but does not answer yet: wait for it.
   const deadline = Date.now() + STARTING_SERVER_WAIT_MS;
@@ -43,7 +60,10 @@ export async function dispatchAdmin(
       continue;
     }
     try {
-      if (!hasEmbeddedDatabase(config.dataDir)) onNewDatabase(config.dataDir);
+      if (!hasEmbeddedDatabase(config.dataDir)) {
+        if (!makes) return noDatabase(config.dataDir);
+        onNewDatabase(config.dataDir);
+      }
       return await runHere(config, logger, request);
     } finally {
       await lock.release();
