@@ -128,7 +128,7 @@ export async function startServer(config: Config, logger: Logger, pgliteThread?:
     const { app, answerClientErrors, handleExpectations } = warmedUp.value;
 
     relay = await startDelivery(config.events, stores.db, logger, metrics ? (backlog, kinds) => registerEventMetrics(metrics, backlog, kinds) : null);
-    await ensureConfiguredAdminToken(config, stores);
+    await ensureConfiguredAdminToken(config, stores, logger);
     if (config.adminToken && config.authUrl) {
       logger.warn(
         "AGENTD_ADMIN_TOKEN is stored but not used while AGENTD_AUTH_URL is set: every token, that one included, is checked with the authentication service",
@@ -252,10 +252,12 @@ async function loadHttpStack() {
 /**
  * Makes sure AGENTD_ADMIN_TOKEN exists when it is set, before the port
  * opens, so it works from the first request; a new value revokes the token
- * of the previous one (the token store's ensure).
+ * of the previous one (the token store's ensure), which the log records.
  */
-async function ensureConfiguredAdminToken(config: Config, stores: Stores): Promise<void> {
-  if (config.adminToken) await stores.tokens.ensure(config.adminToken, ADMIN_ACLS);
+async function ensureConfiguredAdminToken(config: Config, stores: Stores, logger: Logger): Promise<void> {
+  if (!config.adminToken) return;
+  const { revokedIds } = await stores.tokens.ensure(config.adminToken, ADMIN_ACLS);
+  if (revokedIds.length > 0) logger.warn({ revokedTokenIds: revokedIds }, "AGENTD_ADMIN_TOKEN has a new value: the previous value's token is revoked");
 }
 
 /**

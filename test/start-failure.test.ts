@@ -6,6 +6,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { pino } from "pino";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { freePort } from "../devkit/ports.js";
 import { ownDataDir } from "./helpers/data-dir.js";
@@ -100,7 +101,14 @@ describe("a start with an AGENTD_ADMIN_TOKEN a later value replaced", () => {
   it("fails, saying so, and the current token keeps working", async () => {
     const dir = await dataDirForTest("agentd-rotation-");
     const [old, current] = ["old-admin-token-0123456789", "current-admin-token-0123456789"];
-    for (const token of [old, current]) await (await startTestServer({ AGENTD_DATA_DIR: dir, AGENTD_ADMIN_TOKEN: token })).close();
+    await (await startTestServer({ AGENTD_DATA_DIR: dir, AGENTD_ADMIN_TOKEN: old })).close();
+    // The rotation says so in the log, with the revoked token's id (as token list shows it).
+    const lines: { msg: string; revokedTokenIds?: string[] }[] = [];
+    const logger = pino({ level: "warn" }, { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string }) });
+    await (await startTestServer({ AGENTD_DATA_DIR: dir, AGENTD_ADMIN_TOKEN: current }, undefined, logger)).close();
+    expect(lines.filter((line) => line.revokedTokenIds !== undefined)).toEqual([
+      expect.objectContaining({ msg: "AGENTD_ADMIN_TOKEN has a new value: the previous value's token is revoked", revokedTokenIds: [expect.stringMatching(/^[0-9a-f]{12}$/)] }),
+    ]);
     await expect(startTestServer({ AGENTD_DATA_DIR: dir, AGENTD_ADMIN_TOKEN: old })).rejects.toThrow("AGENTD_ADMIN_TOKEN: this value was replaced by a newer one");
     const server = await startTestServer({ AGENTD_DATA_DIR: dir, AGENTD_ADMIN_TOKEN: current });
     try {

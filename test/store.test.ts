@@ -504,12 +504,14 @@ describe.each(kinds)("store on $kind", ({ fresh, available }) => {
         transaction: <T>(fn: (tx: Sql) => Promise<T>) => (statements.push("transaction"), db.transaction(fn)),
         copyIn: (table: string, columns: readonly string[], text: string) => db.copyIn(table, columns, text),
       };
-      await new SqlTokenStore(watched).ensure("first-admin-token-0123456789", ["agentd.#"]);
+      expect(await new SqlTokenStore(watched).ensure("first-admin-token-0123456789", ["agentd.#"])).toEqual({ revokedIds: [] });
       expect(statements).toHaveLength(1);
       expect(statements[0]).toMatch(/^SELECT/);
       expect((await tokens.list()).length).toBe(2);
 
-      await tokens.ensure("second-admin-token-0123456789", ["agentd.#"]);
+      const firstId = (await tokens.find("first-admin-token-0123456789"))?.id;
+      expect(firstId).toMatch(/^[0-9a-f]{12}$/);
+      expect(await tokens.ensure("second-admin-token-0123456789", ["agentd.#"])).toEqual({ revokedIds: [firstId] });
       expect(await tokens.find("first-admin-token-0123456789")).toBeUndefined();
       expect(await tokens.find("second-admin-token-0123456789")).toMatchObject({ acls: ["agentd.#"], expiresAt: null });
       expect(await tokens.find(other.token)).toMatchObject({ id: other.id });

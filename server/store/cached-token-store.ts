@@ -56,9 +56,9 @@ export class CachedTokenStore implements TokenStore {
     }
   }
 
-  async ensure(token: string, acls: readonly string[]): Promise<void> {
+  async ensure(token: string, acls: readonly string[]): Promise<{ revokedIds: string[] }> {
     try {
-      await this.inner.ensure(token, acls);
+      return await this.inner.ensure(token, acls);
     } finally {
       this.forget();
     }

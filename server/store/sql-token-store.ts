@@ -59,7 +59,7 @@ export class SqlTokenStore implements TokenStore {
     return rows[0] === undefined ? null : { token, id: rows[0].id };
   }
 
-  async ensure(token: string, acls: readonly string[]): Promise<void> {
+  async ensure(token: string, acls: readonly string[]): Promise<{ revokedIds: string[] }> {
     const hash = hashToken(token);
     // Read first: on most starts the token is there already and nothing is
     // stale, and a read costs far less than a write.
@@ -71,19 +71,21 @@ export class SqlTokenStore implements TokenStore {
       [hash, [...acls]],
     );
     if (state?.retired) throw new RetiredAdminTokenError();
-    if (state?.current && !state.stale) return;
-    await this.sql.transaction(async (tx) => {
+    if (state?.current && !state.stale) return { revokedIds: [] };
+    return this.sql.transaction(async (tx) => {
       await tx.query(
         `INSERT INTO tokens (token_hash, acls, expires_at, from_variable) VALUES ($1, $2, NULL, true)
          ON CONFLICT (token_hash) DO UPDATE SET acls = EXCLUDED.acls, expires_at = NULL, from_variable = true`,
         [hash, [...acls]],
       );
       // The token of the variable's previous value, revoked and remembered.
-      await tx.query(
-        `WITH revoked AS (DELETE FROM tokens WHERE from_variable AND token_hash <> $1 RETURNING token_hash)
-         INSERT INTO retired_admin_tokens (token_hash) SELECT token_hash FROM revoked ON CONFLICT DO NOTHING`,
+      const revoked = await tx.query<{ id: string }>(
+        `WITH revoked AS (DELETE FROM tokens WHERE from_variable AND token_hash <> $1 RETURNING token_hash, id),
+              retired AS (INSERT INTO retired_admin_tokens (token_hash) SELECT token_hash FROM revoked ON CONFLICT DO NOTHING)
+         SELECT id FROM revoked ORDER BY id`,
         [hash],
       );
+      return { revokedIds: revoked.map((row) => row.id) };
     });
   }
 

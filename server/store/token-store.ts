@@ -24,9 +24,10 @@ export interface TokenStore {
   /**
    * AGENTD_ADMIN_TOKEN: makes sure this exact token exists with these ACLs
    * and no expiry, and revokes the token an earlier value of the variable
-   * made, if any. Throws when this value is one a later value replaced.
+   * made, if any, returning its id. Throws when this value is one a later
+   * value replaced.
    */
-  ensure(token: string, acls: readonly string[]): Promise<void>;
+  ensure(token: string, acls: readonly string[]): Promise<{ revokedIds: string[] }>;
   /**
    * Creates a token with these ACLs and no expiry only if this deployment
    * never had a token (revoked ones count: migration 10); null otherwise.

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { pino } from "pino";
+import { pino, type Logger } from "pino";
 import { Agent } from "undici";
 import { afterAll, beforeAll } from "vitest";
 import { adminSocketPath, callAdminChannel } from "../../server/admin/channel.js";
@@ -43,7 +43,12 @@ export interface TestServer {
  * agent: only `agents`, loaded before it is handed over, `agentd import`
  * through the admin socket, or the store on PostgreSQL.
  */
-export async function startTestServer(env: Record<string, string> = {}, agents?: readonly AgentRecord[]): Promise<TestServer> {
+export async function startTestServer(
+  env: Record<string, string> = {},
+  agents?: readonly AgentRecord[],
+  /** Where the server logs; by default pino at AGENTD_LOG_LEVEL (silent unless `env` says otherwise). */
+  logger?: Logger,
+): Promise<TestServer> {
   const ownDataDir = env.AGENTD_DATA_DIR === undefined ? mkdtempSync(path.join(tmpdir(), "agentd-test-")) : null;
   const result = loadConfig({
     AGENTD_PORT: "0",
@@ -65,7 +70,7 @@ export async function startTestServer(env: Record<string, string> = {}, agents?:
   let running: RunningServer;
   try {
     if (ownDataDir !== null && config.databaseUrl === null) await ownEmbeddedData(ownDataDir);
-    running = await startServer(config, pino({ level: config.logLevel }));
+    running = await startServer(config, logger ?? pino({ level: config.logLevel }));
   } catch (err) {
     removeOwnDataDir();
     throw err;
