@@ -112,6 +112,7 @@ async function stateless(release: string | undefined): Promise<void> {
       `agentd stateless mock on ${front.url}: call this address; Prism's mock behind it, on ${prismUrl} (the address Prism printed above), is internal` +
         (delayMs === 0 ? "" : `; every answer delayed ${delayMs} ms`),
     );
+    console.error(`  try:     curl -H 'X-Auth-Token: any' ${front.url}/agents`);
   } catch (err) {
     console.error(`npm run mock: the mock could not start: ${(err as Error).message}`);
     prism.kill("SIGTERM");
