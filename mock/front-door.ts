@@ -211,7 +211,9 @@ type NotForPrism = "HEAD" | "empty segment" | "malformed URL" | "malformed Conte
 
 function notForPrism(req: http.IncomingMessage): NotForPrism | null {
   if (req.method === "HEAD") return "HEAD";
-  if ((req.url ?? "/").split("?", 1)[0]!.includes("//")) return "empty segment";
+  const url = req.url ?? "/";
+  // The path of an origin-form target (an absolute-form one has `//` after its scheme).
+  if (url.startsWith("/") && url.split("?", 1)[0]!.includes("//")) return "empty segment";
   try {
     decodeURIComponent(req.url ?? "/");
   } catch {

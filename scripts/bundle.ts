@@ -19,6 +19,7 @@
 // imported as `agentd/client`) needs as published. Everything else the
 // commands import is a devDependency, bundled.
 import { execFileSync } from "node:child_process";
+import { realpathSync } from "node:fs";
 import { readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { build } from "esbuild";
@@ -48,6 +49,8 @@ const builtContract = { BUILT_CONTRACT_SHA256: JSON.stringify(contract.sha256), 
 function builtFrom(): { BUILT_FROM_COMMIT?: string } {
   const git = (...args: string[]) => execFileSync("git", args, { cwd: repoRoot, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
   try {
+    // Sources copied into another repository's tree are not its commit.
+    if (realpathSync(git("rev-parse", "--show-toplevel")) !== realpathSync(repoRoot)) return {};
     const commit = git("rev-parse", "--short=12", "HEAD");
     const dirty = git("status", "--porcelain", "--untracked-files=no") !== "";
     return { BUILT_FROM_COMMIT: JSON.stringify(dirty ? `${commit}.dirty` : commit) };

@@ -3,7 +3,7 @@ import type { TokenStore } from "./store/token-store.js";
 import type { Config } from "./config/config.js";
 import type { Database } from "./db/sql.js";
 import type { PgliteThread } from "./db/threaded-pglite.js";
-import { migrate } from "./db/migrations.js";
+import { migrate, SchemaBehindError } from "./db/migrations.js";
 import { describeFailure, PathFailure } from "./failure.js";
 import { shownUrl } from "./shown-url.js";
 import { instrumentedDatabase } from "./db/instrumented.js";
@@ -32,10 +32,11 @@ export interface StoresOptions {
   /** The embedded database's thread, when the caller started it early (see serve); else one is started here. */
   pgliteThread?: PgliteThread;
   /**
-   * Whether an existing database's older schema is upgraded (serve, which
-   * logs it) or refused (the admin commands: one run on a host with the
-   * new release would upgrade a shared PostgreSQL under the previous
-   * release's instances, silently, and they could not start again).
+   * Whether an existing database's older schema is upgraded (serve, and
+   * import, which start scripts run before it; both log it) or refused (the
+   * other admin commands: a token listed on a host with the new release
+   * would upgrade a shared PostgreSQL under the previous release's
+   * instances, and they could not start again).
    */
   upgradeSchema?: boolean;
 }
@@ -60,10 +61,17 @@ export async function openStores(config: Config, logger: Logger, options: Stores
   const db = metrics === NO_METRICS ? opened : instrumentedDatabase(opened, metrics);
   try {
     const applied = await migrate(db, undefined, { upgrade: upgradeSchema }).catch((err: unknown) => {
-      throw postgres ? onPostgres("migrate", postgres, err, config.dbTimeoutMs) : err;
+      // A refusal is not a failure to migrate: said as it is.
+      throw postgres && !(err instanceof SchemaBehindError) ? onPostgres("migrate", postgres, err, config.dbTimeoutMs) : err;
     });
-    // An upgrade's schema change is worth a line: a rollback would need it undone.
-    if (applied.length > 0) logger.info({ migrations: applied }, `database schema migrated to version ${applied.at(-1)}`);
+    // An upgrade's schema change is worth a warning (an admin command's
+    // logger shows no less): a rollback would need it undone. A new
+    // database's schema is no news.
+    if (applied.length > 0) {
+      const message = `database schema migrated to version ${applied.at(-1)}`;
+      if (applied.includes(1)) logger.info({ migrations: applied }, message);
+      else logger.warn({ migrations: applied }, message);
+    }
     const originUuid = await readOriginUuid(db, config.originUuid);
     const store = new SqlAgentStore(db, originUuid, events, { vacuumAfterImport: db.kind === "pglite" });
     // Version 1 was applied just now: the database did not exist before.

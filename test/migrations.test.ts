@@ -97,7 +97,7 @@ describe.each(availableKinds())("an older schema on $kind", ({ fresh, available 
       const db = await older.open();
       expect(await migrate(db, MIGRATIONS.slice(0, -1))).toEqual(MIGRATIONS.slice(0, -1).map((_, index) => index + 1));
       await expect(migrate(db, MIGRATIONS, { upgrade: false })).rejects.toThrow(
-        `database schema version ${MIGRATIONS.length - 1} is older than this agentd (${MIGRATIONS.length}); only \`agentd serve\` upgrades it`,
+        `database schema version ${MIGRATIONS.length - 1} is older than this agentd (${MIGRATIONS.length}); only \`agentd serve\` and \`agentd import\` upgrade it`,
       );
       const [row] = await db.query<{ newest: number }>("SELECT max(version) AS newest FROM schema_migrations");
       expect(row?.newest).toBe(MIGRATIONS.length - 1);

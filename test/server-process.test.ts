@@ -543,7 +543,7 @@ describe("the admin CLI without a running server", () => {
         }
       }
       expect(existsSync(missing)).toBe(false);
-      expect(existsSync(path.join(fresh, "pgdata"))).toBe(false);
+      expect(readdirSync(fresh)).toEqual([]);
       const first = await agentd(["token", "create", "--acl", "agentd.#"], fresh);
       expect(first.code, first.stderr).toBe(0);
       expect(first.stderr).toContain(`agentd: no embedded database in ${path.resolve(fresh)} yet: creating a new one`);
@@ -878,15 +878,19 @@ describe("start-up failures name the path and the system's reason, and exit 1", 
   // shared database. An admin command of the new release must not upgrade
   // the schema under them (they could not start again); the new release's
   // server does, and says so.
-  it.runIf(postgresTestUrl() !== undefined)("an admin command refuses an older PostgreSQL schema and leaves it as it was; the server upgrades it and logs it", async () => {
+  it.runIf(postgresTestUrl() !== undefined)("an admin command refuses an older PostgreSQL schema and leaves it as it was; the server, or an import run before it, upgrades it and says so", async () => {
     const database = await freshPostgres();
     const owner = await database.open();
+    const imported = await freshPostgres();
+    const ownerOfImported = await imported.open();
     try {
       await migrate(owner, MIGRATIONS.slice(0, -1));
       const env = { AGENTD_DATABASE_URL: database.location };
       const refused = await agentd(["token", "list"], tmp, env);
       expect(refused.code, refused.stderr).toBe(1);
-      expect(refused.stderr).toContain(`database schema version ${MIGRATIONS.length - 1} is older than this agentd (${MIGRATIONS.length}); only \`agentd serve\` upgrades it`);
+      expect(refused.stderr).toContain(`database schema version ${MIGRATIONS.length - 1} is older than this agentd (${MIGRATIONS.length}); only \`agentd serve\` and \`agentd import\` upgrade it`);
+      // Said as a refusal, not as a failure to migrate.
+      expect(refused.stderr).not.toContain("cannot migrate");
       const newest = async () => (await owner.query<{ newest: number }>("SELECT max(version) AS newest FROM schema_migrations"))[0]?.newest;
       expect(await newest()).toBe(MIGRATIONS.length - 1);
       const served = await spawnAgentd({ ...env, AGENTD_LOG_LEVEL: "info" }, { cwd: tmp });
@@ -898,9 +902,21 @@ describe("start-up failures name the path and the system's reason, and exit 1", 
       expect(await newest()).toBe(MIGRATIONS.length);
       const listed = await agentd(["token", "list"], tmp, env);
       expect(listed.code, listed.stderr).toBe(0);
+
+      // A start script's `agentd import … && agentd serve`, after an upgrade: the import upgrades.
+      await migrate(ownerOfImported, MIGRATIONS.slice(0, -1));
+      const file = path.join(tmp, "upgrade-agents.json");
+      writeFileSync(file, JSON.stringify([{ id: 80, number: "8080", extension: "8080", context: "default", logged: true, paused: false, paused_reason: null, state_interface: "SIP/x" }]));
+      const importing = await agentd(["import", file], tmp, { AGENTD_DATABASE_URL: imported.location });
+      expect(importing.code, importing.stderr).toBe(0);
+      expect(importing.stderr).toContain(`database schema migrated to version ${MIGRATIONS.length}`);
+      const [row] = await ownerOfImported.query<{ newest: number }>("SELECT max(version) AS newest FROM schema_migrations");
+      expect(row?.newest).toBe(MIGRATIONS.length);
     } finally {
       await owner.close();
       await database.cleanup();
+      await ownerOfImported.close();
+      await imported.cleanup();
     }
   });
 

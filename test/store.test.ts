@@ -247,6 +247,15 @@ describe.each(kinds)("store on $kind", ({ fresh, available }) => {
       }
       expect(await store.upsert(batches(), { replace: true })).toEqual({ removed: 2 });
       expect((await store.list()).map((a) => a.id)).toEqual([5, 6]);
+      // Replacing the fleet with none is refused, from an array or from batches, and removes nothing.
+      async function* none() {
+        await new Promise((resolve) => setImmediate(resolve));
+        yield* [];
+      }
+      for (const source of [[], none()]) {
+        await expect(store.upsert(source, { replace: true })).rejects.toThrow(expect.objectContaining({ problems: [expect.stringContaining("the file names no agent")] }));
+      }
+      expect((await store.list()).map((a) => a.id)).toEqual([5, 6]);
     });
 
     it("upsert carries every character a text field may hold through COPY, exactly", async () => {

@@ -23,6 +23,13 @@ const RETRY_MS = 200;
  */
 const MAKES_A_DATABASE: ReadonlySet<AdminRequest["op"]> = new Set(["token.create", "import", "import.replace"]);
 
+/**
+ * The commands that upgrade an older schema, as `agentd serve` does: an
+ * import is what start scripts run just before it (`agentd import … &&
+ * agentd serve`). The others refuse one (stores.ts).
+ */
+const UPGRADES_A_SCHEMA: ReadonlySet<AdminRequest["op"]> = new Set(["import", "import.replace"]);
+
 function noDatabase(dataDir: string): AdminResponse {
   return { ok: false, error: `no embedded database in ${path.resolve(dataDir)}: run the command where the server runs, or say where its data is (AGENTD_DATA_DIR, or AGENTD_DATABASE_URL)` };
 }
@@ -43,8 +50,9 @@ export async function dispatchAdmin(
   if (config.databaseUrl) return runHere(config, logger, request);
 
   const makes = MAKES_A_DATABASE.has(request.op);
-  // Refused before the lock, which would make the folder.
-  if (!makes && !existsSync(config.dataDir)) return noDatabase(config.dataDir);
+  // Refused before the lock, which would make its file (and the folder).
+  // Asked again under the lock below: a server may be creating it now.
+  if (!makes && !hasEmbeddedDatabase(config.dataDir) && !existsSync(adminSocketPath(config.dataDir))) return noDatabase(config.dataDir);
   const socket = adminSocketPath(config.dataDir);
   // A server that is starting holds the lock but does not answer yet: wait for it.
   const deadline = Date.now() + STARTING_SERVER_WAIT_MS;
@@ -73,7 +81,7 @@ export async function dispatchAdmin(
 
 /** Opens the stores in this process, runs the command, closes them. */
 async function runHere(config: Config, logger: Logger, request: AdminRequest): Promise<AdminResponse> {
-  const stores = await openStores(config, logger);
+  const stores = await openStores(config, logger, { upgradeSchema: UPGRADES_A_SCHEMA.has(request.op) });
   try {
     return await runAdmin(request, { ...stores, configuredSinks: sinkNames(config.events), authUrl: config.authUrl });
   } finally {

@@ -69,8 +69,6 @@ export async function runAdmin(request: AdminRequest, deps: AdminDeps): Promise<
           imported += batch.length;
           yield batch;
         }
-        // Thrown from the source, so the transaction is rolled back.
-        if (replace && imported === 0) throw new InvalidImportError(["the file names no agent: replacing the fleet with it would remove every agent"]);
       }
       try {
         const { removed } = await deps.store.upsert(counted(), { replace });

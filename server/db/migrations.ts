@@ -70,6 +70,9 @@ async function upToDate(sql: Sql, latest: number): Promise<boolean> {
   }
 }
 
+/** A schema older than this agentd's, which the caller did not ask to upgrade. */
+export class SchemaBehindError extends Error {}
+
 export interface MigrateOptions {
   /**
    * Whether a schema older than `migrations` is brought up to date (the
@@ -102,8 +105,8 @@ export async function migrate(sql: Sql, migrations: readonly Migration[] = MIGRA
       );
     }
     if (!upgrade && newest > 0 && newest < migrations.length) {
-      throw new Error(
-        `database schema version ${newest} is older than this agentd (${migrations.length}); only \`agentd serve\` upgrades it: ` +
+      throw new SchemaBehindError(
+        `database schema version ${newest} is older than this agentd (${migrations.length}); only \`agentd serve\` and \`agentd import\` upgrade it: ` +
           "start this release's server first, or run this command with the agentd of the database's release",
       );
     }

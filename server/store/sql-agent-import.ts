@@ -14,8 +14,10 @@ import { InvalidImportError, type AgentImportSource, type AgentRecord, type Impo
 // deferred).
 const COPY_COLUMNS = ["id", "number", "extension", "context", "logged", "paused", "paused_reason", "state_interface"] as const;
 const DELETE_BATCH = "DELETE FROM agents WHERE id = ANY($1::integer[])";
-// With `replace`, after the last batch: the agents the source did not name.
-const DELETE_OTHERS = "DELETE FROM agents WHERE NOT (id = ANY($1::integer[])) RETURNING id";
+// With `replace`, after the last batch: the agents the source did not name, counted.
+const DELETE_OTHERS = `WITH removed AS (DELETE FROM agents WHERE NOT (id = ANY($1::integer[])) RETURNING 1)
+  SELECT count(*)::int AS removed FROM removed`;
+const NOTHING_TO_REPLACE_WITH = "the file names no agent: replacing the fleet with it would remove every agent";
 // The ids stored before the import lie in this range (both null: none).
 const STORED_IDS = "SELECT min(id) AS low, max(id) AS high FROM agents";
 
@@ -43,7 +45,10 @@ interface PreparedBatch {
  * throws rolls back; with `replace`, removes the others in it too.
  */
 export async function importAgents(sql: Sql, agents: AgentImportSource, { replace = false }: ImportOptions = {}): Promise<ImportResult> {
-  if (isArray(agents) && agents.length === 0 && !replace) return { removed: 0 };
+  if (isArray(agents) && agents.length === 0) {
+    if (replace) throw new InvalidImportError([NOTHING_TO_REPLACE_WITH]);
+    return { removed: 0 };
+  }
   // The batches as the source gave them, in file order: kept only to name
   // the agents whose number another agent keeps, if the commit refuses them.
   const given: (readonly AgentRecord[])[] = [];
@@ -92,8 +97,10 @@ async function writeInOneTransaction(sql: Sql, agents: AgentImportSource, given:
     // Before the commit, where the numbers' uniqueness is checked: a number
     // held by an agent the source does not name is free again by then.
     if (!replace) return { removed: 0 };
-    const removed = await tx.query<{ id: number }>(DELETE_OTHERS, [[...writtenBy.keys()]]);
-    return { removed: removed.length };
+    // Thrown inside the transaction: a source that was read whole but named no agent writes nothing.
+    if (writtenBy.size === 0) throw new InvalidImportError([NOTHING_TO_REPLACE_WITH]);
+    const [row] = await tx.query<{ removed: number }>(DELETE_OTHERS, [[...writtenBy.keys()]]);
+    return { removed: row?.removed ?? 0 };
   });
 }
 
