@@ -215,7 +215,7 @@ function notForPrism(req: http.IncomingMessage): NotForPrism | null {
   // The path of an origin-form target (an absolute-form one has `//` after its scheme).
   if (url.startsWith("/") && url.split("?", 1)[0]!.includes("//")) return "empty segment";
   try {
-    decodeURIComponent(req.url ?? "/");
+    decodeURIComponent(url);
   } catch {
     return "malformed URL";
   }

@@ -234,11 +234,11 @@ export class Relay {
     let agentMore = false;
     if (byAgent.first) {
       byAgent.first = false;
-      ({ rows, more: agentMore } = await this.claimByAgent(sink, limit));
+      ({ rows, more: agentMore } = await this.claimByAgent(sink, byAgent, limit));
       if (rows.length === 0) rows = await this.claimOldest(sink, limit);
     } else {
       rows = await this.claimOldest(sink, limit);
-      if (rows.length === 0) ({ rows, more: agentMore } = await this.claimByAgent(sink, limit));
+      if (rows.length === 0) ({ rows, more: agentMore } = await this.claimByAgent(sink, byAgent, limit));
       else if (rows.length < limit && claimedAt >= byAgent.notBefore) byAgent.first = true;
     }
     rows.sort((a, b) => Number(BigInt(a.seq) - BigInt(b.seq)));
@@ -257,9 +257,8 @@ export class Relay {
   }
 
   /** The due rows of the sink's next agents (the second way of the claim, above), and whether one of them took its whole share. */
-  private async claimByAgent(sink: EventSink, limit: number): Promise<{ rows: Row[]; more: boolean }> {
+  private async claimByAgent(sink: EventSink, byAgent: ByAgent, limit: number): Promise<{ rows: Row[]; more: boolean }> {
     const { sql } = this.options;
-    const byAgent = this.byAgent.get(sink.name)!;
     byAgent.notBefore = performance.now() + this.options.pollMs;
     const reach = AGENTS_PER_BATCH * limit;
     const agentsAfter = async (after: number): Promise<number[]> =>

@@ -45,10 +45,8 @@ interface PreparedBatch {
  * throws rolls back; with `replace`, removes the others in it too.
  */
 export async function importAgents(sql: Sql, agents: AgentImportSource, { replace = false }: ImportOptions = {}): Promise<ImportResult> {
-  if (isArray(agents) && agents.length === 0) {
-    if (replace) throw new InvalidImportError([NOTHING_TO_REPLACE_WITH]);
-    return { removed: 0 };
-  }
+  // Replacing the fleet with none is refused in the transaction, below.
+  if (isArray(agents) && agents.length === 0 && !replace) return { removed: 0 };
   // The batches as the source gave them, in file order: kept only to name
   // the agents whose number another agent keeps, if the commit refuses them.
   const given: (readonly AgentRecord[])[] = [];
