@@ -10,6 +10,7 @@ import {
   type AgentdResult,
   type AgentStatus,
 } from "./index.js";
+import { baseUrlProblem, tokenProblem } from "./checks.js";
 import { terminalSafe, terminalSafeJson } from "./terminal-text.js";
 import { buildVersion } from "../server/package-root.js";
 
@@ -55,7 +56,7 @@ export async function runAgentctl(args: string[], io: CliIo = processIo): Promis
       return EXIT.usage;
     }
     if (err instanceof AgentdNetworkError) {
-      io.err(`error: ${terminalSafe(err.message)}\n`);
+      io.err(`error: ${terminalSafe(err.message)}${networkHint(err)}\n`);
       return EXIT.apiError;
     }
     io.err(`error: ${terminalSafe(err instanceof Error ? err.message : String(err))}\n`);
@@ -71,7 +72,7 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
     .exitOverride()
     .configureOutput({ writeOut: (text) => io.out(text), writeErr: (text) => io.err(text) })
     .showHelpAfterError("(run with --help for usage)")
-    .addOption(new Option("--url <url>", "base URL of the service").env("AGENTD_URL").default(DEFAULT_URL))
+    .addOption(new Option("--url <url>", "base URL of the service").env("AGENTD_URL").default(DEFAULT_URL).argParser(parseUrl))
     .addOption(
       new Option("--token <token>", "authentication token (prefer the env variable: argv is visible to other users)").env(
         "AGENTD_TOKEN",
@@ -95,6 +96,8 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
     if (!opts.token) {
       cmd.error("error: missing token: pass --token or set AGENTD_TOKEN", { exitCode: EXIT.usage });
     }
+    const badToken = tokenProblem(opts.token);
+    if (badToken !== undefined) cmd.error(`error: the token ${badToken}`, { exitCode: EXIT.usage });
     const client = createAgentdClient({
       baseUrl: opts.url,
       token: opts.token,
@@ -122,7 +125,7 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
     .command("get")
     .description("show one agent, by identifier or by number")
     .addOption(new Option("--id <id>", "numeric identifier of the agent").argParser(parsePositiveInt).conflicts("number"))
-    .addOption(new Option("--number <number>", "agent number").conflicts("id"))
+    .addOption(new Option("--number <number>", "agent number").argParser(parseAgentNumber).conflicts("id"))
     .action(async (local: { id?: number; number?: string }, cmd: Command) => {
       if (local.id === undefined && local.number === undefined) {
         cmd.error("error: exactly one of --id or --number is required", { exitCode: EXIT.usage });
@@ -137,7 +140,7 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
   agents
     .command("pause")
     .description("pause a logged-in agent")
-    .argument("<number>", "agent number")
+    .argument("<number>", "agent number", parseAgentNumber)
     .option("--reason <text>", "reason shown to supervisors")
     .action(async (number: string, local: { reason?: string }, cmd: Command) =>
       withClient(cmd, async (client, opts) =>
@@ -152,7 +155,7 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
   agents
     .command("unpause")
     .description("end the pause of a logged-in agent (not an error when it is not paused)")
-    .argument("<number>", "agent number")
+    .argument("<number>", "agent number", parseAgentNumber)
     .action(async (number: string, _local: unknown, cmd: Command) =>
       withClient(cmd, async (client, opts) =>
         report(io, opts, await client.unpauseAgentByNumber(number), () =>
@@ -162,6 +165,43 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
     );
 
   return program;
+}
+
+/** Certificate errors that mean "not trusted", not "broken" (undici and OpenSSL's codes). */
+const UNTRUSTED_CERTIFICATE = new Set([
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+]);
+
+// The two mistakes of a first run, said in the user's terms: a server's
+// self-signed certificate not passed, and a plain http:// URL to a service
+// that speaks HTTPS only (which closes the connection without an answer).
+function networkHint(err: AgentdNetworkError): string {
+  if (err.code !== undefined && UNTRUSTED_CERTIFICATE.has(err.code)) {
+    return "\n  the server's certificate is not trusted: pass it (or its CA's) with --cacert or AGENTD_CACERT; a default server writes its own to <data dir>/tls/cert.pem";
+  }
+  if (err.url.startsWith("http://") && (err.code === "UND_ERR_SOCKET" || err.code === "ECONNRESET")) {
+    return "\n  the connection was closed without an answer: the service speaks HTTPS only, so its URL starts with https://";
+  }
+  return "";
+}
+
+/** An empty value, from AGENTD_URL as from --url, counts as unset, as the server reads its own variables. */
+function parseUrl(value: string): string {
+  if (value === "") return DEFAULT_URL;
+  const problem = baseUrlProblem(value);
+  if (problem !== undefined) throw new InvalidArgumentError(problem);
+  return value;
+}
+
+// Anything else goes to the service, whose 400 names what is wrong; an empty
+// number would not reach the operation at all (`/agents/by-number//pause`
+// is a path the API does not have, a 404 that says nothing of the number).
+function parseAgentNumber(value: string): string {
+  if (value === "") throw new InvalidArgumentError("must not be empty");
+  return value;
 }
 
 function parsePositiveInt(value: string): number {

@@ -40,12 +40,13 @@ type ErrorLike = { code?: unknown; message?: unknown; cause?: unknown; errors?: 
 // connection to a host with several addresses fails with an AggregateError
 // whose `errors` hold one error per address. Dig out the innermost useful one.
 function describeCause(cause: unknown): { code: string | undefined; message: string } {
-  let message = cause instanceof Error ? cause.message : String(cause);
+  let message = (cause instanceof Error ? cause.message : String(cause)).trim();
   let current: unknown = cause;
   for (let depth = 0; depth < 5; depth++) {
     if (typeof current !== "object" || current === null) break;
     const e = current as ErrorLike;
-    if (typeof e.message === "string" && e.message) message = e.message;
+    // OpenSSL's messages end with a line break.
+    if (typeof e.message === "string" && e.message.trim()) message = e.message.trim();
     if (typeof e.code === "string") return { code: e.code, message };
     if (e.cause !== undefined) {
       current = e.cause;

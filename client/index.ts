@@ -9,10 +9,12 @@
 //   `{ ok: false, status, error }` where `error` is the contract's Error body;
 // - no HTTP response at all (connection refused, DNS, TLS, ...) throws an
 //   AgentdNetworkError naming the URL and the cause;
-// - options it cannot use throw an AgentdConfigError: at creation, or for an
-//   unreadable `ca`, on the first request.
+// - options it cannot use throw an AgentdConfigError: at creation (a base URL
+//   that is not an http(s) URL, a token that cannot go in a header), or for
+//   a `ca` that cannot be read or holds no certificate, on the first request.
 import createClient, { type Client, type Middleware } from "openapi-fetch";
 import type { components, paths } from "../generated/openapi.js";
+import { baseUrlProblem, tokenProblem } from "./checks.js";
 import { AgentdConfigError, AgentdError, AgentdNetworkError } from "./errors.js";
 
 export { AgentdConfigError, AgentdError, AgentdNetworkError } from "./errors.js";
@@ -88,7 +90,11 @@ export interface AgentdClient {
 export function createAgentdClient(options: AgentdClientOptions): AgentdClient {
   const { baseUrl, token, ca, fetch: customFetch } = options;
   if (!baseUrl) throw new AgentdConfigError("createAgentdClient: baseUrl is required");
+  const urlProblem = baseUrlProblem(baseUrl);
+  if (urlProblem !== undefined) throw new AgentdConfigError(`createAgentdClient: baseUrl ${urlProblem}`);
   if (!token) throw new AgentdConfigError("createAgentdClient: token is required");
+  const badToken = tokenProblem(token);
+  if (badToken !== undefined) throw new AgentdConfigError(`createAgentdClient: token ${badToken}`);
   if (ca !== undefined && customFetch !== undefined) {
     throw new AgentdConfigError("createAgentdClient: `ca` and `fetch` cannot be combined");
   }

@@ -5,19 +5,39 @@
 // Certificate checks stay on: the CA is added to what this dispatcher trusts
 // (it does not replace hostname or expiry checks) and nothing global changes
 // (no NODE_TLS_REJECT_UNAUTHORIZED, no global dispatcher).
+import { X509Certificate } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { Agent, fetch as undiciFetch } from "undici";
 import { AgentdConfigError } from "./errors.js";
 
-/** A PEM string is recognised by its armour; anything else is a file path. */
+/**
+ * The PEM text of `ca`: the string itself when it holds PEM armour, else
+ * the file it names. Either must hold a certificate that parses: a `ca`
+ * without one would be ignored by TLS, and the user would see the server's
+ * certificate refused instead of being told the file is wrong.
+ */
 async function loadCa(ca: string): Promise<string> {
-  if (ca.includes("-----BEGIN")) return ca;
+  const inline = ca.includes("-----BEGIN");
+  let pem = ca;
+  if (!inline) {
+    try {
+      pem = await readFile(ca, "utf8");
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      throw new AgentdConfigError(`cannot read CA certificate file ${ca}: ${reason}`, { cause: err });
+    }
+  }
+  const source = inline ? "the `ca` option" : `CA certificate file ${ca}`;
+  if (!pem.includes("-----BEGIN CERTIFICATE-----")) {
+    throw new AgentdConfigError(`${source} holds no PEM certificate (no -----BEGIN CERTIFICATE----- line)`);
+  }
   try {
-    return await readFile(ca, "utf8");
+    new X509Certificate(pem);
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
-    throw new AgentdConfigError(`cannot read CA certificate file ${ca}: ${reason}`, { cause: err });
+    throw new AgentdConfigError(`${source} holds a PEM certificate that cannot be read: ${reason}`, { cause: err });
   }
+  return pem;
 }
 
 export type TrustingFetch = ((request: Request) => Promise<Response>) & {

@@ -3,7 +3,10 @@
 // openapi.yaml by default, or any running server when AGENTD_CLIENT_TEST_URL
 // (+ AGENTD_CLIENT_TEST_TOKEN, optional AGENTD_CLIENT_TEST_CA) is set; and,
 // in the last describe, against the real server started in this process.
+import { createServer as createHttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { BASE_PATH } from "../server/contract.js";
+import { escapeRegExp } from "../server/escape-regexp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectValid, loadContract } from "./helpers/contract.js";
 import { freePort } from "../devkit/ports.js";
@@ -139,6 +142,11 @@ describe("usage errors exit 2", () => {
     ["unpause with a reason", ["agents", "unpause", "1003", "--reason", "x"], /unknown option '--reason'/],
     ["an unknown command", ["agents", "remove"], /unknown command 'remove'/],
     ["an unknown option", ["agents", "list", "--colour"], /unknown option '--colour'/],
+    // An empty number would be sent as `/agents/by-number//pause`, a path the API does not have.
+    ["an empty number to pause", ["agents", "pause", ""], /'number'\. must not be empty/],
+    ["an empty number to unpause", ["agents", "unpause", ""], /'number'\. must not be empty/],
+    ["an empty --number", ["agents", "get", "--number", ""], /--number <number>' argument '' is invalid\. must not be empty/],
+    ["a --url without a scheme", ["--url", "127.0.0.1:9493/1.0", "agents", "list"], /--url <url>' argument '127\.0\.0\.1:9493\/1\.0' is invalid\. is not an absolute URL/],
   ];
   for (const [label, args, message] of cases) {
     it(label, async () => {
@@ -153,6 +161,20 @@ describe("usage errors exit 2", () => {
     const run = await runAgentctl(["agents", "list"], { AGENTD_URL: target.url });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/missing token: pass --token or set AGENTD_TOKEN/);
+  });
+
+  it("an AGENTD_URL that is not an http(s) URL", async () => {
+    const run = await runAgentctl(["agents", "list"], { ...targetEnv(), AGENTD_URL: "ftp://localhost/1.0" });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/from env 'AGENTD_URL' is invalid\. has the scheme ftp: where https: is expected/);
+  });
+
+  it("a token with a character no token holds, without printing the token", async () => {
+    const run = await runAgentctl(["agents", "list"], { ...targetEnv(), AGENTD_TOKEN: "sjLZzwsAC9PW\u2026" });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^error: the token holds a character a token cannot hold \(U\+2026 at position 13\)/);
+    expect(run.stderr).not.toContain("sjLZ");
+    expect(run.stdout).toBe("");
   });
 
   it("an unreadable --cacert file", async () => {
@@ -179,11 +201,29 @@ describe("network errors exit 1", () => {
     expect(run.stderr).toBe(`error: cannot reach ${url}/agents: connect ECONNREFUSED 127.0.0.1:${port}\n`);
   });
 
-  it("the default URL is https://localhost:9493/1.0", async () => {
-    const run = await runAgentctl(["agents", "list"], { AGENTD_TOKEN: "t" });
-    // Whatever answers there (nothing, or a server with a self-signed
-    // certificate), the message names the default URL.
-    expect(run.stderr).toContain("https://localhost:9493/1.0/agents");
+  it("the default URL is https://localhost:9493/1.0, also when AGENTD_URL is empty", async () => {
+    for (const env of [{ AGENTD_TOKEN: "t" }, { AGENTD_TOKEN: "t", AGENTD_URL: "" }] as Record<string, string>[]) {
+      const run = await runAgentctl(["agents", "list"], env);
+      // Whatever answers there (nothing, or a server with a self-signed
+      // certificate), the message names the default URL.
+      expect(run.stderr).toContain("https://localhost:9493/1.0/agents");
+    }
+  });
+
+  it("an https:// URL to a plain HTTP port names OpenSSL's error on one line", async () => {
+    const plain = createHttpServer((_req, res) => res.end());
+    await new Promise<void>((resolve) => plain.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `https://127.0.0.1:${(plain.address() as AddressInfo).port}${BASE_PATH}`;
+      const run = await runAgentctl(["agents", "list"], { AGENTD_URL: url, AGENTD_TOKEN: "t" });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(new RegExp(`^error: cannot reach ${escapeRegExp(url)}/agents: ERR_SSL_WRONG_VERSION_NUMBER .*wrong version number[^\\n]*\n$`));
+      // OpenSSL's message ends with a line break, once shown escaped.
+      expect(run.stderr).not.toContain("\\u000a");
+    } finally {
+      plain.closeAllConnections();
+      await new Promise<void>((resolve) => plain.close(() => resolve()));
+    }
   });
 });
 
@@ -358,5 +398,12 @@ describe("against the real server", () => {
     expect(run.stdout).toBe("");
     expect(run.stderr).toContain(`error: cannot reach ${server.url}/agents: `);
     expect(run.stderr).toMatch(/DEPTH_ZERO_SELF_SIGNED_CERT|self[- ]signed certificate/);
+    expect(run.stderr).toContain("\n  the server's certificate is not trusted: pass it (or its CA's) with --cacert or AGENTD_CACERT");
+  });
+
+  it("an http:// URL to the HTTPS port exits 1 and says the service speaks HTTPS only", async () => {
+    const run = await runAgentctl(["--url", server.url.replace(/^https:/, "http:"), "--token", ADMIN_TOKEN, "agents", "list"]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^error: cannot reach http:\/\/.*\n {2}the connection was closed without an answer: the service speaks HTTPS only, so its URL starts with https:\/\/\n$/);
   });
 });

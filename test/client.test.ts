@@ -16,6 +16,7 @@ import { readFileSync } from "node:fs";
 import { generate } from "selfsigned";
 import ts from "typescript";
 import { BASE_PATH } from "../server/contract.js";
+import { escapeRegExp } from "../server/escape-regexp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   AgentdConfigError,
@@ -284,6 +285,14 @@ describe("client behaviour without a network", () => {
       [() => createAgentdClient({ baseUrl: OBSERVED_BASE_URL, token: "" }), /token is required/],
       [() => createAgentdClient({ baseUrl: "", token: "t" }), /baseUrl is required/],
       [() => createAgentdClient({ baseUrl: OBSERVED_BASE_URL, token: "t", ca: "x.pem", fetch: (r) => fetch(r) }), /cannot be combined/],
+      // fetch would throw a bare TypeError at the first request for each of these.
+      [() => createAgentdClient({ baseUrl: "127.0.0.1:9493/1.0", token: "t" }), /baseUrl is not an absolute URL \(such as https:\/\/localhost:9493\/1\.0\)/],
+      [() => createAgentdClient({ baseUrl: "not a url", token: "t" }), /baseUrl is not an absolute URL/],
+      [() => createAgentdClient({ baseUrl: "ftp://localhost/1.0", token: "t" }), /baseUrl has the scheme ftp: where https: is expected/],
+      [() => createAgentdClient({ baseUrl: OBSERVED_BASE_URL, token: "tok\u20acn" }), /token holds a character a token cannot hold \(U\+20AC at position 4\)/],
+      [() => createAgentdClient({ baseUrl: OBSERVED_BASE_URL, token: "sjLZzwsAC9PW\u2026" }), /U\+2026 at position 13/],
+      [() => createAgentdClient({ baseUrl: OBSERVED_BASE_URL, token: "two words" }), /U\+0020 at position 4/],
+      [() => createAgentdClient({ baseUrl: OBSERVED_BASE_URL, token: "line\n" }), /U\+000A at position 5/],
     ];
     for (const [create, message] of refusals) {
       expect(create).toThrow(message);
@@ -401,6 +410,29 @@ describe("TLS with a self-signed certificate", () => {
     await Promise.all([trusting.close(), wrongCa.close(), wrongHost.close()]);
   });
 
+  it("a `ca` without a certificate that parses raises AgentdConfigError, not the server's certificate refused", async () => {
+    const notPem = path.join(tmp, "hostname.txt");
+    await writeFile(notPem, "agentd-host\n");
+    const brokenPem = path.join(tmp, "broken.pem");
+    await writeFile(brokenPem, "-----BEGIN CERTIFICATE-----\nnot base64 at all\n-----END CERTIFICATE-----\n");
+    const keyOnly = "-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----\n";
+    const cases: [string, RegExp][] = [
+      [notPem, new RegExp(`CA certificate file ${escapeRegExp(notPem)} holds no PEM certificate`)],
+      [brokenPem, new RegExp(`CA certificate file ${escapeRegExp(brokenPem)} holds a PEM certificate that cannot be read`)],
+      [keyOnly, /the `ca` option holds no PEM certificate/],
+    ];
+    for (const [ca, message] of cases) {
+      const client = createAgentdClient({ baseUrl, token: "t", ca });
+      await expect(client.getAgentById(7)).rejects.toSatisfy((e: unknown) => e instanceof AgentdConfigError && message.test(e.message));
+    }
+    // A file with text before its certificate, as `openssl x509 -text` writes one, is still a certificate.
+    const annotated = path.join(tmp, "annotated.pem");
+    await writeFile(annotated, `subject=CN = localhost\n${certPem}`);
+    const client = createAgentdClient({ baseUrl, token: "t", ca: annotated });
+    expect(await client.getAgentById(7)).toEqual({ ok: true, status: 200, data: agent });
+    await client.close();
+  });
+
   it("an unreadable `ca` file raises AgentdConfigError naming the file", async () => {
     const missing = path.join(tmp, "missing.pem");
     const client = createAgentdClient({ baseUrl, token: "t", ca: missing });
@@ -431,6 +463,7 @@ describe("browser path", () => {
     visit(path.join(repoRoot, "client/index.ts"));
     expect([...external]).toEqual(["openapi-fetch"]);
     expect([...seen].map((f) => path.relative(repoRoot, f)).sort()).toEqual([
+      "client/checks.ts",
       "client/errors.ts",
       "client/index.ts",
       "generated/openapi.ts",
@@ -457,6 +490,7 @@ describe("browser path", () => {
         logLevel: "silent",
       });
       expect(Object.keys(metafile.inputs).sort()).toEqual([
+        "dist/client/checks.js",
         "dist/client/errors.js",
         "dist/client/index.js",
         "dist/client/node-tls-browser.js",

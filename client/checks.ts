@@ -1,0 +1,30 @@
+// What the client and agentctl check in the options they are given, before
+// any request: each problem found here would otherwise surface as a bare
+// TypeError from fetch (a URL it cannot parse, a header value it cannot send)
+// or as a misleading failure much later.
+
+/** Why `baseUrl` cannot be used as the client's base URL, or `undefined` when it can. */
+export function baseUrlProblem(baseUrl: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    return "is not an absolute URL (such as https://localhost:9493/1.0)";
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") return `has the scheme ${url.protocol} where https: is expected`;
+  return undefined;
+}
+
+/**
+ * Why `token` cannot be sent as the `X-Auth-Token` header, or `undefined`
+ * when it can. The service's tokens are printable ASCII without spaces; a
+ * character outside that range is a copying mistake (an ellipsis from a
+ * shortened display, a space, a line break), which fetch would either refuse
+ * with a TypeError or send altered. The message never repeats the token.
+ */
+export function tokenProblem(token: string): string | undefined {
+  const bad = /[^\x21-\x7e]/u.exec(token);
+  if (bad === null) return undefined;
+  const code = bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0");
+  return `holds a character a token cannot hold (U+${code} at position ${bad.index + 1}): a token is printable ASCII without spaces, pasted whole`;
+}
