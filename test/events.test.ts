@@ -362,6 +362,37 @@ describe("the relay, when one receiver or one event fails", () => {
       expect(reasonsTo(receiver, "1002").length).toBeLessThan(6);
     }), 40_000);
 
+  // The hold outlasts the round that found the receiver down: an event recorded meanwhile, of
+  // any agent, waits for the retry too, and each retry sends one event, not one per agent.
+  it("a receiver that looked down gets nothing before its retry, then one event at a time until it answers again", () =>
+    withRelay({ retryMinMs: 150, retryMaxMs: 150 }, async ({ db, store, receiver, relay }) => {
+      await store.upsert([loggedIn(3), loggedIn(4), loggedIn(5)]);
+      let down = true;
+      const arrivals: number[] = [];
+      receiver.answer = () => {
+        if (down) arrivals.push(performance.now());
+        return down ? 503 : 204;
+      };
+      expect(await store.pause("1001", "first")).toBe("paused");
+      await relay.start(true);
+      await vi.waitFor(() => expect(arrivals.length).toBeGreaterThan(0), { timeout: 10_000, interval: 5 });
+      // Each wakes the relay, as a pause through the API does.
+      for (const number of ["1002", "1003", "1004", "1005"]) {
+        expect(await store.pause(number, `later ${number}`)).toBe("paused");
+        relay.wake();
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await vi.waitFor(() => expect(arrivals.length).toBeGreaterThanOrEqual(6), { timeout: 20_000, interval: 5 });
+      down = false;
+      // Every attempt while down came a retry's wait after the one before (timers fire late, never early).
+      const gaps = arrivals.slice(1).map((at, i) => at - arrivals[i]!);
+      expect(Math.min(...gaps), gaps.map((gap) => gap.toFixed(0)).join(", ")).toBeGreaterThanOrEqual(140);
+      expect(receiver.maxInFlight).toBe(1);
+      await vi.waitFor(async () => expect((await db.query("SELECT 1 FROM event_outbox")).length).toBe(0), { timeout: 20_000, interval: 20 });
+      expect(reasonsTo(receiver, "1001").at(-1)).toBe("first");
+      for (const number of ["1002", "1003", "1004", "1005"]) expect(reasonsTo(receiver, number).at(-1)).toBe(`later ${number}`);
+    }), 60_000);
+
   it("after a failed DELETE, sends nothing out of order: no delivery starts, and what was delivered is deleted once the database answers", async () => {
     let failDelete = true;
     // What happened, in order: the failed DELETE, each answered delivery, each release of undelivered rows.

@@ -102,6 +102,18 @@ interface ByAgent {
   first: boolean;
 }
 
+/**
+ * A sink that looked down (no answer, or an answer about the receiver
+ * rather than the event) in the last rounds: none of its events goes out
+ * before `until` (performance.now()), not even one recorded meanwhile, and
+ * the next round sends one event before any other.
+ */
+interface Down {
+  /** Rounds in a row that found the sink down: the backoff's exponent, with the events' own attempts. */
+  streak: number;
+  until: number;
+}
+
 /** A row as event_outbox_claim and event_outbox_peek return it (one sink's: they take its name). */
 interface Row {
   seq: string;
@@ -126,6 +138,8 @@ export class Relay {
   private deliveredSinceVacuum = 0;
   /** Where each sink's claims by agent stand (claimByAgent). */
   private readonly byAgent: Map<string, ByAgent>;
+  /** The sinks that looked down, by name, until their retry. */
+  private readonly down = new Map<string, Down>();
   /** A database outage, as the loops see it together: logged once, not once per sink. */
   private failedRounds = 0;
   private warnedAt = 0;
@@ -172,6 +186,13 @@ export class Relay {
   /** One sink's deliveries, round after round, until stopped. */
   private async loop(sink: EventSink): Promise<void> {
     while (!this.stopped) {
+      // A sink that looked down waits out its retry, whatever is recorded
+      // meanwhile (a wake ends the sleep; the loop then sleeps the rest).
+      const heldMs = (this.down.get(sink.name)?.until ?? 0) - performance.now();
+      if (heldMs > 0) {
+        await this.sleep(heldMs);
+        continue;
+      }
       const wakes = this.wakes;
       let more = false;
       try {
@@ -243,9 +264,13 @@ export class Relay {
     }
     rows.sort((a, b) => Number(BigInt(a.seq) - BigInt(b.seq)));
     // Seq order: each agent's rows in the order of its changes.
-    const delivered = await this.deliverQueue(sink, rows, claimedAt);
+    const down = this.down.get(sink.name);
+    const { delivered, waitMs } = await this.deliverQueue(sink, rows, claimedAt, down?.streak ?? 0);
+    if (waitMs !== null) this.down.set(sink.name, { streak: (down?.streak ?? 0) + 1, until: performance.now() + waitMs });
+    // The sink answered (a delivery, or a refusal of one event): it is up.
+    else if (rows.length > 0) this.down.delete(sink.name);
     if (this.embedded) await this.vacuumNow(delivered);
-    return rows.length >= limit || agentMore;
+    return waitMs === null && (rows.length >= limit || agentMore);
   }
 
   /** The due rows among the sink's oldest (the first way of the claim, above). */
@@ -298,10 +323,14 @@ export class Relay {
    * A refused event (DeliveryRefused: the sink answered) waits for its
    * retry and holds back its agent's later rows only; the claim takes no
    * row of an agent after one that waits. Any other failure makes the sink
-   * look down: that row waits for its retry, and every row not yet sent (of
-   * any agent) is released to wait with it rather than fail one by one.
-   * Deliveries already in flight finish; once the relay is stopping, none
-   * starts.
+   * look down: that row waits for its retry, every row not yet sent (of
+   * any agent) is released to wait with it rather than fail one by one,
+   * and the returned `waitMs` holds the sink's loop until then (round).
+   * `downStreak` > 0 (the sink looked down in the rounds before): the
+   * retry backs off from the streak as well as from the row's attempts, and
+   * the rows go one at a time, so that while the receiver is still down one
+   * event fails, not one per agent. Deliveries already in flight finish;
+   * once the relay is stopping, none starts.
    *
    * Leased rows (PostgreSQL): no delivery starts after half the lease, and
    * the rows not yet sent are released at once. A slow receiver could
@@ -310,7 +339,7 @@ export class Relay {
    * order with this one's. (The lease is more than twice any delivery's
    * time-out, so what started before half of it ends within it.)
    */
-  private async deliverQueue(sink: EventSink, queue: Row[], claimedAt: number): Promise<number> {
+  private async deliverQueue(sink: EventSink, queue: Row[], claimedAt: number, downStreak: number): Promise<{ delivered: number; waitMs: number | null }> {
     const { sql, counters, logger } = this.options;
     const byAgent = new Map<number, Row[]>();
     for (const row of queue) {
@@ -367,8 +396,8 @@ export class Relay {
           await sink.deliver(toEvent(row));
         } catch (err) {
           counters?.failed(sink.kind);
-          const rowWaitMs = this.backoff(row.attempts);
           const refused = err instanceof DeliveryRefused;
+          const rowWaitMs = this.backoff(refused ? row.attempts : Math.max(row.attempts, downStreak));
           const reason = describeFailure(err);
           if (!refused) waitMs = Math.max(waitMs ?? 0, rowWaitMs);
           // `to` names the receiver (its URL without the query, which may hold a secret): one failing among several is found at once.
@@ -393,7 +422,8 @@ export class Relay {
     };
     try {
       // Settle every worker before recording outcomes, so no delivery is still in flight when its row is kept or deleted.
-      const outcomes = await Promise.allSettled(Array.from({ length: Math.min(this.options.concurrency ?? DEFAULT_CONCURRENCY, agents.length) }, worker));
+      const concurrency = downStreak > 0 ? 1 : (this.options.concurrency ?? DEFAULT_CONCURRENCY);
+      const outcomes = await Promise.allSettled(Array.from({ length: Math.min(concurrency, agents.length) }, worker));
       const failure = outcomes.find((outcome) => outcome.status === "rejected");
       if (failure) throw failure.reason;
     } finally {
@@ -405,7 +435,7 @@ export class Relay {
     }
     // A DELETE failed, then the one that took its rows succeeded: the round still says the database failed once.
     if (deletion.failure !== undefined) throw deletion.failure;
-    return delivered;
+    return { delivered, waitMs };
   }
 
   /**
