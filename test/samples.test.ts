@@ -24,7 +24,8 @@ import { startWebhookReceiver, type WebhookReceiver } from "./helpers/webhook-re
 
 const contract = loadContract();
 const EXAMPLE_AGENTS: AgentRecord[] = (contract.document.components.examples.AgentList.value as AgentStatus[]).map(({ origin_uuid: _, ...agent }) => agent);
-const SECRET = `whsec_${Buffer.alloc(32, 42).toString("base64")}`;
+// Without its base64 padding (32 bytes leave one "="), which agentd takes, so the receivers must too.
+const SECRET = `whsec_${Buffer.alloc(32, 42).toString("base64").replace(/=+$/, "")}`;
 const PYTHON = "/usr/bin/python3";
 const samplesDir = path.join(repoRoot, "samples");
 
@@ -239,6 +240,8 @@ describe("the webhook receivers", () => {
       // Its output comes through a pipe, after the answer.
       await vi.waitFor(() => expect(receiver.output(), receiver.lang).toContain(`repeat ${id}`), { timeout: 5_000 });
       expect(receiver.output().split(`agent_paused 1001 "for the receivers"`).length - 1, `${receiver.lang} handled the event once`).toBe(1);
+      // On every interface, as the README says: a receiver URL may resolve to IPv6.
+      expect(await deliver({ ...receiver, url: receiver.url.replace("127.0.0.1", "[::1]") }, signed, delivery.body), `${receiver.lang}: over IPv6`).toBe(204);
     }
   });
 });

@@ -7,10 +7,12 @@ import hashlib
 import hmac
 import json
 import os
+import socket
 import time
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
-SECRET = base64.b64decode(os.environ["AGENTD_WEBHOOK_SECRET"].removeprefix("whsec_"))
+# The base64 of the secret may come without its "=" padding, as agentd takes it.
+SECRET = base64.b64decode(os.environ["AGENTD_WEBHOOK_SECRET"].removeprefix("whsec_") + "==")
 TOLERANCE = 5 * 60  # seconds a timestamp may be off
 handled = set()  # webhook-ids already handled: keep them in your store
 
@@ -48,6 +50,16 @@ class Receiver(BaseHTTPRequestHandler):
         pass  # one line per event is printed above
 
 
+class Server(HTTPServer):
+    # Every interface, IPv6 as well as IPv4, where the machine has both.
+    address_family = socket.AF_INET6 if socket.has_dualstack_ipv6() else socket.AF_INET
+
+    def server_bind(self):
+        if self.address_family == socket.AF_INET6:
+            self.socket.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+        super().server_bind()
+
+
 port = int(os.environ.get("PORT", "8080"))
 print(f"listening on {port}", flush=True)
-HTTPServer(("", port), Receiver).serve_forever()
+Server(("", port), Receiver).serve_forever()
