@@ -5,10 +5,14 @@ import type { RequestHandler } from "express";
 /**
  * Requests a connection may have read whole and waiting behind the one in
  * flight. Far more than a client that pipelines sends at once; past it, the
- * connection is closed. Without a bound, a client pipelining without
- * reading its answers would grow the server's memory for as long as it
- * sends (Node stops reading a connection only when its answers pile up,
- * and waiting requests have none yet).
+ * requests that follow are dropped unhandled, and the connection ends once
+ * those before them are answered (an HTTP/1.1 client sends again what a
+ * closed connection left unanswered). Without a bound, a client pipelining
+ * without reading its answers would grow the server's memory for as long
+ * as it sends (Node stops reading a connection only when its answers pile
+ * up, and waiting requests have none yet). Closing the connection at once
+ * would lose the answers of requests already handled: a pause made whose
+ * 204 never arrives.
  */
 const MAX_WAITING = 32;
 
@@ -20,8 +24,10 @@ interface Queue {
   waiting: { req: IncomingMessage; start: () => void }[];
   /** The latest request read from the connection: a parse error is in its body, or after it. */
   last: IncomingMessage | null;
-  /** Set by a parse error behind the request in flight: the connection ends once the requests before it are answered. */
+  /** Set by a parse error behind the request in flight, or by one request too many: the connection ends once the requests before it are answered. */
   endWhenIdle: boolean;
+  /** Past MAX_WAITING: every later request of the connection is dropped unhandled. */
+  overflowed: boolean;
 }
 
 const queues = new WeakMap<Duplex, Queue>();
@@ -53,10 +59,17 @@ export function endConnection(socket: Duplex, last?: string): void {
 export const oneRequestAtATime: RequestHandler = (req, res, next) => {
   let queue = queues.get(req.socket);
   if (queue === undefined) {
-    queue = { current: null, answer: null, waiting: [], last: null, endWhenIdle: false };
+    queue = { current: null, answer: null, waiting: [], last: null, endWhenIdle: false, overflowed: false };
     queues.set(req.socket, queue);
   }
   const own = queue;
+  // Dropped: neither handled nor answered, so it changes nothing, and the
+  // connection's end tells the client it was not.
+  if (own.overflowed || own.waiting.length >= MAX_WAITING) {
+    own.overflowed = true;
+    own.endWhenIdle = true;
+    return;
+  }
   own.last = req;
   const start = () => {
     own.current = req;
@@ -81,10 +94,6 @@ export const oneRequestAtATime: RequestHandler = (req, res, next) => {
     if (own.endWhenIdle) endConnection(req.socket);
   });
   if (own.current === null && own.waiting.length === 0) return start();
-  if (own.waiting.length >= MAX_WAITING) {
-    req.socket.destroy();
-    return;
-  }
   own.waiting.push({ req, start });
 };
 
