@@ -28,6 +28,7 @@ import { isPreflight } from "../server/http/cors.js";
 import { bodyNotJson, bodyOnGet } from "../server/http/request-hygiene.js";
 import { requestIdFor } from "../server/http/logging.js";
 import { API_HEADERS } from "../server/http/response-headers.js";
+import { bodyBytesChecked, bodyNotUtf8 } from "../server/http/well-formed-body.js";
 import { forcing } from "./prefer.js";
 
 export const MAX_DELAY_MS = 10_000;
@@ -160,6 +161,12 @@ function parseJsonThenForward(parser: JsonParser, req: http.IncomingMessage, res
     if (err !== undefined) {
       const problem = toProblem(err);
       answer(res, problem.status, problem.body(), ownHeaders(req, to));
+      return;
+    }
+    // Bytes that are not UTF-8 would reach Prism, and the service behind it, as U+FFFD.
+    const notUtf8 = bodyNotUtf8(req);
+    if (notUtf8 !== null) {
+      answer(res, notUtf8.status, notUtf8.body(), ownHeaders(req, to));
       return;
     }
     const body = parser.bodies.get(req);
@@ -304,7 +311,14 @@ function tooDeepForPrism(body: unknown): boolean {
 
 function jsonParser(limitBytes: number): JsonParser {
   const bodies = new WeakMap<object, Buffer>();
-  const parse = express.json({ strict: true, limit: limitBytes, verify: (req, _res, body) => void bodies.set(req, body) });
+  const parse = express.json({
+    strict: true,
+    limit: limitBytes,
+    verify: (req, res, body, encoding) => {
+      bodies.set(req, body);
+      bodyBytesChecked(req, res, body, encoding);
+    },
+  });
   return { parse, bodies };
 }
 

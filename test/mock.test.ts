@@ -177,10 +177,18 @@ describe("Prism mock of the contract", () => {
   });
 
   // The front door reads a JSON body with the server's own parser and limit.
-  it("answers malformed JSON, JSON that is not an object and a body over the limit as the server does", async () => {
-    for (const [body, message] of [["{not json", "is not valid JSON"], ["null", "must be object"], ["0", "must be object"], ["[]", "must be object"], ["[1]", "must be object"]] as const) {
+  it("answers malformed JSON, JSON that is not an object, bytes that are not UTF-8 and a body over the limit as the server does", async () => {
+    const notUtf8 = Buffer.concat([Buffer.from('{"reason":"'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}')]);
+    for (const [body, message] of [
+      ["{not json", "is not valid JSON"],
+      ["null", "must be object"],
+      ["0", "must be object"],
+      ["[]", "must be object"],
+      ["[1]", "must be object"],
+      [notUtf8, "must be UTF-8 (the body holds bytes that are not)"],
+    ] as const) {
       const res = await call("/agents/by-number/1001/pause", { method: "POST", headers: { ...TOKEN, ...JSON_BODY }, body });
-      expect(res.status, body).toBe(400);
+      expect(res.status, message).toBe(400);
       expect(expectValid(contract.responseValidator("pauseAgentByNumber", 400), res.json())).toEqual({ error: "invalid request", details: [{ location: "body", path: "", message }] });
     }
     const padded = `{"reason": "x"${" ".repeat(64 * 1024)}}`;

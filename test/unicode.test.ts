@@ -1,7 +1,7 @@
 // Text that is not well-formed Unicode never reaches the store
 // (server/http/well-formed-body.ts), through a real server on the embedded
-// database: a lone UTF-16 surrogate escaped in JSON is refused with the
-// contract's 400 and changes nothing, while text with characters outside
+// database: a lone UTF-16 surrogate escaped in JSON, or bytes that are not
+// UTF-8, are refused with the contract's 400 and change nothing, while text with characters outside
 // the BMP, control and bidirectional characters is stored as sent and
 // answered the same from the cache and, after a restart, from the database.
 import { mkdtemp, rm } from "node:fs/promises";
@@ -40,6 +40,16 @@ describe("well-formed Unicode in request bodies", () => {
             error: "invalid request",
             details: [{ location: "body", path: pointer, message: "must be well-formed Unicode (no lone surrogate)" }],
           });
+        }
+        // Bytes that are not UTF-8 (a surrogate encoded as bytes, bytes no UTF-8 has, an overlong
+        // NUL), which the body parser would otherwise store as U+FFFD.
+        for (const bytes of [[0xed, 0xa0, 0x80], [0xff, 0xfe], [0xc0, 0x80]]) {
+          const rawBody = Buffer.concat([Buffer.from('{"reason":"'), Buffer.from(bytes), Buffer.from('"}')]);
+          const answer = await first.call("POST", PAUSE, { rawBody, headers: { "content-type": "application/json" } });
+          expect([answer.status, answer.json], rawBody.toString("hex")).toEqual([
+            400,
+            { error: "invalid request", details: [{ location: "body", path: "", message: "must be UTF-8 (the body holds bytes that are not)" }] },
+          ]);
         }
         expect((await first.call("GET", STATUS)).json).toMatchObject({ paused: false, paused_reason: null });
 

@@ -20,7 +20,7 @@ import { corsFor } from "./cors.js";
 import { oneRequestAtATime } from "./connection-queue.js";
 import { validatorOptions } from "./validator-options.js";
 import { passWarmUp, skipOnWarmUp, stopWarmUp } from "./warm-up.js";
-import { wellFormedBody } from "./well-formed-body.js";
+import { bodyBytesChecked, wellFormedBody } from "./well-formed-body.js";
 
 export interface AppDeps {
   config: Pick<Config, "validateResponses" | "bodyLimitBytes" | "rateLimit" | "corsOrigins" | "tlsCert">;
@@ -74,7 +74,7 @@ export function createApp({ config, store, verifier, logger, metrics = NO_METRIC
   app.use(requestHygiene(config.bodyLimitBytes));
   // Just before the body parser: both must see the body's first byte.
   app.use(chunkedBodyLimit(config.bodyLimitBytes));
-  app.use(express.json({ limit: config.bodyLimitBytes, strict: true }));
+  app.use(express.json({ limit: config.bodyLimitBytes, strict: true, verify: bodyBytesChecked }));
   app.use(wellFormedBody);
 
   app.use(
