@@ -1,5 +1,6 @@
 // What only PostgreSQL shows (AGENTD_TEST_DATABASE_URL; required in CI):
 // several pools and instances sharing one database, and the database going away.
+import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -179,6 +180,28 @@ describe.skipIf(postgresTestUrl() === undefined)("PostgreSQL specifics", () => {
     expect((await reader.list()).find((agent) => agent.id === 11)).toMatchObject({ paused: true, paused_reason: "here" });
     expect(await reader.unpause("1011")).toBe("unpaused");
     expect((await reader.list()).find((agent) => agent.id === 11)).toMatchObject({ paused: false, paused_reason: null });
+  });
+
+  // Found by a hostile client's walk: on SQL_ASCII, 30 emoji (30 characters) failed the length
+  // check as 120 bytes, and LATIN1 cannot hold one: a 500 for reasons the contract allows.
+  it("a database not encoded in UTF8 is refused when opened, naming its encoding and how to make one that is", async () => {
+    const name = `agentd_test_ascii_${randomBytes(6).toString("hex")}`;
+    const base = postgresTestUrl()!;
+    const admin = new pg.Client({ connectionString: base });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE DATABASE ${name} ENCODING 'SQL_ASCII' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0`);
+      const url = new URL(base);
+      url.pathname = `/${name}`;
+      const error = await openPostgres(url.toString(), { timeoutMs: 5_000 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(Error);
+      expect((error as Error).message).toBe(
+        "it is encoded in SQL_ASCII, and agentd stores text as sent, which needs UTF8: create the database with `createdb --encoding=UTF8 --template=template0 <name>`",
+      );
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    }
   });
 
   it("an unreachable server is DatabaseUnavailableError, quickly", async () => {

@@ -157,11 +157,23 @@ export async function openPostgres(url: string, options: PostgresOptions): Promi
     },
   };
 
+  // The one read that says the database answers also reads its encoding:
+  // in any but UTF8 a pause reason the contract allows fails (SQL_ASCII
+  // counts bytes against the length check, LATIN1 has no emoji), a 500
+  // at the first such pause rather than a refusal now.
+  let rows: { encoding: string }[];
   try {
-    await db.query("SELECT 1");
+    rows = await db.query<{ encoding: string }>("SELECT current_setting('server_encoding') AS encoding");
   } catch (error) {
     await db.close();
     throw translate(error);
+  }
+  const encoding = rows[0]?.encoding;
+  if (encoding !== "UTF8") {
+    await db.close();
+    throw new Error(
+      `it is encoded in ${encoding}, and agentd stores text as sent, which needs UTF8: create the database with \`createdb --encoding=UTF8 --template=template0 <name>\``,
+    );
   }
   return db;
 }
