@@ -38,7 +38,7 @@ const SHIPPED = [
   /^dist\/bin\/chunks\/[^/]+\.js$/,
   // What `agentd serve` runs, loaded with V8's code cache (scripts/bundle.ts).
   /^dist\/bin\/chunks\/serving\.cjs$/,
-  /^dist\/client\/(index|errors|node-tls|node-tls-browser)\.(js|d\.ts)$/,
+  /^dist\/client\/(index|checks|errors|node-tls|node-tls-browser)\.(js|d\.ts)$/,
   /^dist\/generated\/(releases\/)?[^/]+\.(js|d\.ts)$/,
 ];
 
