@@ -9,14 +9,16 @@
 // Every page carries the same release switcher; a release page older than
 // the latest release says so and links the current page. Each page is built
 // from its view as bundled, with the state rules as prose
-// (lib/state-rules-prose.ts) and each `oneOf`'s type and description on its
-// cases (lib/one-of-cases.ts).
+// (lib/state-rules-prose.ts), each `oneOf`'s type and description on its
+// cases (lib/one-of-cases.ts), and each description's paragraphs on one line
+// (lib/unwrapped-prose.ts).
 import { copyFile, mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { apiEntry, frozenReleases, projectRoot, releaseAlias } from "./lib/project.js";
 import { bundleInto, readJson, redocly, withScratch } from "./lib/redocly.js";
 import { oneOfFieldOnCases } from "./lib/one-of-cases.js";
 import { stateRulesAsProse } from "./lib/state-rules-prose.js";
+import { unwrapDescriptions } from "./lib/unwrapped-prose.js";
 
 interface Page {
   alias: string;
@@ -101,6 +103,7 @@ async function pageDocument(page: Page, scratch: string): Promise<string> {
   const document = await readJson(bundled[page.alias]!);
   stateRulesAsProse(document);
   oneOfFieldOnCases(document);
+  await unwrapDescriptions(document);
   const file = path.join(dir, "page.json");
   await writeFile(file, JSON.stringify(document));
   return file;

@@ -324,6 +324,21 @@ describe("the built docs in chromium", () => {
     await expect.poll(bodyText).toContain("in the banner of its first start");
   });
 
+  // Found by a docs reader's walk: Redoc's search index drops the line breaks of the
+  // contract's wrapped prose, so excerpts ran words together ("Pausing anagent").
+  it("shows search results with the prose's words apart", async () => {
+    const { page } = ready().docs;
+    await page.keyboard.press("Control+k");
+    const search = page.getByPlaceholder("Search docs...");
+    await search.last().fill("pausing");
+    const excerpt = page.getByText("Pausing an agent that is already paused is not an error. The change is committed");
+    try {
+      await excerpt.first().waitFor({ state: "visible" });
+    } finally {
+      await page.keyboard.press("Escape");
+    }
+  });
+
   it("renders the changelog, with the breaking change of 15.19", async () => {
     const { page } = ready().docs;
     await page.getByRole("heading", { level: 2, name: "Changelog" }).scrollIntoViewIfNeeded();
