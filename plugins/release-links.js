@@ -24,7 +24,7 @@ export function ReleaseLinks() {
         root.info.description =
           `${String(root.info.description ?? "").trimEnd()}\n\n` +
           "## Releases\n\n" +
-          `The contract of each published release, frozen in \`releases/\`: ${links}.\n` +
+          `Each published release has a page of its own, showing its contract as frozen in \`releases/\` (the page's release bar links the file itself): ${links}.\n` +
           (changelog === "" ? "" : `\n${changelogSection(changelog)}`);
       },
     },
