@@ -11,11 +11,14 @@ import { isObject } from "../../plugins/release-view.js";
 type Node = Record<string, unknown>;
 
 /** `markdown` with each paragraph on one line, and what it renders to unchanged. */
-export function unwrappedMarkdown(markdown: string): Promise<string> {
+function unwrappedMarkdown(markdown: string): Promise<string> {
   return format(markdown, { parser: "markdown", proseWrap: "never", embeddedLanguageFormatting: "off" });
 }
 
-/** Rewrites, in place, every `description` string of `document` (the keyword, not a property named so). */
+/** Keys whose values are data (an example, a default), not the document's own objects. */
+const DATA = new Set(["value", "example", "default", "const", "enum"]);
+
+/** Rewrites, in place, every `description` string of `document` (the keyword, not a property named so, nor data). */
 export async function unwrapDescriptions(document: Node): Promise<void> {
   const pending: Promise<void>[] = [];
   const visit = (node: unknown, underProperties: boolean): void => {
@@ -27,7 +30,7 @@ export async function unwrapDescriptions(document: Node): Promise<void> {
     for (const [key, value] of Object.entries(node)) {
       if (!underProperties && key === "description" && typeof value === "string") {
         pending.push(unwrappedMarkdown(value).then((text) => void (node[key] = text)));
-      } else {
+      } else if (underProperties || !DATA.has(key)) {
         visit(value, !underProperties && key === "properties");
       }
     }
