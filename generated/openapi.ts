@@ -384,6 +384,7 @@ export interface components {
         /** @description The status of the agent. */
         AgentStatus: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -393,6 +394,7 @@ export interface components {
         /** @description The request is invalid: it has a query parameter (this operation declares none) or a body (a GET takes none), or a header or the request itself is malformed; `details`, when present, names each place. */
         BadRequest: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -405,6 +407,7 @@ export interface components {
         /** @description The request is invalid: `agent_id` is not a whole number from 1 to 2147483647, or the request has a query parameter (this operation declares none) or a body (a GET takes none), or a header or the request itself is malformed; `details`, when present, names each place. */
         BadAgentId: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -417,6 +420,7 @@ export interface components {
         /** @description The request is invalid: `agent_number` is not digits only, or the request has a query parameter (the operation declares none) or a body the operation does not take, or a header or the request itself is malformed; `details`, when present, names each place. */
         BadAgentNumber: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -439,6 +443,7 @@ export interface components {
          */
         BadPauseRequest: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -451,6 +456,7 @@ export interface components {
         /** @description The token is missing, unknown or expired. */
         Unauthorized: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 /**
                  * @description The challenge of a `401`, naming the header the token goes in (RFC 9110 requires one).
                  * @example X-Auth-Token realm="agentd"
@@ -468,6 +474,7 @@ export interface components {
         /** @description The token is valid but lacks the operation's ACL. */
         Forbidden: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -480,6 +487,7 @@ export interface components {
         /** @description No agent has this identifier or number. */
         NoSuchAgent: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -492,6 +500,7 @@ export interface components {
         /** @description The agent is not logged in, so it cannot be paused or unpaused. */
         NotLoggedIn: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -504,6 +513,7 @@ export interface components {
         /** @description The request body is larger than the server accepts (16 KiB unless its operator set another limit, `AGENTD_BODY_LIMIT`). */
         PayloadTooLarge: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -516,6 +526,7 @@ export interface components {
         /** @description The request body is not JSON. */
         UnsupportedMediaType: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -538,6 +549,7 @@ export interface components {
          */
         TooManyRequests: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
@@ -565,6 +577,7 @@ export interface components {
          */
         ServiceUnavailable: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -576,6 +589,7 @@ export interface components {
         /** @description An unexpected error; details are logged with the request id, never sent. */
         ServerError: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -627,6 +641,13 @@ export interface components {
     requestBodies: never;
     headers: {
         /**
+         * @description The id the service's log lines give this request: the client's own
+         *     `X-Request-Id` when it sent one of 1 to 64 letters, digits, `.`, `_`
+         *     or `-`, a new UUID otherwise. Quote it when reporting a `500`.
+         * @example 0b7c5e2e-3f4a-4d1b-9c8e-2a6f1d3e5b70
+         */
+        RequestId: string;
+        /**
          * @description Seconds to wait before the next request will be accepted.
          * @example 1
          */
@@ -648,6 +669,7 @@ export interface operations {
             /** @description The status of every agent. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -735,6 +757,7 @@ export interface operations {
             /** @description The agent is paused. */
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -774,6 +797,7 @@ export interface operations {
             /** @description The agent is not paused (any longer). */
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;

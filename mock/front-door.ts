@@ -133,13 +133,18 @@ function cors(req: http.IncomingMessage): http.OutgoingHttpHeaders {
   return { "access-control-allow-origin": origin, "access-control-allow-credentials": "true", vary: "Origin", ...exposed };
 }
 
+/** The request's id, as the server gives it (the client's own when well formed, else a new UUID). */
+function requestId(req: http.IncomingMessage): http.OutgoingHttpHeaders {
+  return { "x-request-id": requestIdFor(req.headers["x-request-id"]) };
+}
+
 /**
- * The headers of an answer the front door makes itself: CORS as Prism's,
- * and in the stateful mock, which answers as the server does, the server's
- * own (API_HEADERS and the request's id, as the server gives it) too.
+ * The headers of an answer the front door makes itself: CORS as Prism's and
+ * the request's id, and in the stateful mock, which answers as the server
+ * does, the server's own (API_HEADERS) too.
  */
 function ownHeaders(req: http.IncomingMessage, to: Targets): http.OutgoingHttpHeaders {
-  return to.service === null ? cors(req) : { ...cors(req), ...API_HEADERS, "x-request-id": requestIdFor(req.headers["x-request-id"]) };
+  return to.service === null ? { ...cors(req), ...requestId(req) } : { ...cors(req), ...API_HEADERS, ...requestId(req) };
 }
 
 function answer(res: http.ServerResponse, status: number, body: ErrorBody, headers: http.OutgoingHttpHeaders): void {
@@ -183,7 +188,11 @@ function parseJsonThenForward(parser: JsonParser, req: http.IncomingMessage, res
     // The server answers JSON whatever Accept says; Prism's mock answers 406 to one without JSON.
     delete req.headers.accept;
     req.url = withoutTrailingSlash(req.url ?? "/");
-    forward(req, res, to.prism, prefer, body);
+    // An answer of Prism's mock would carry the contract's example id, the
+    // same on every answer: the stateless mock's, and the stateful mock's
+    // when forced. The stateful mock's service gives its own otherwise.
+    const prismAnswers = to.service === null || forcing(prefer, req.url) !== null;
+    forward(req, res, to.prism, prefer, body, prismAnswers ? requestId(req) : {});
   });
 }
 

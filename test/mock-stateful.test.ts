@@ -260,6 +260,9 @@ describe("npm run mock -- --stateful, on the contract's example agents, with a w
     const forcedPause = await call(mock.url, "POST", "/agents/by-number/1001/pause", { headers: { ...JSON_BODY, Prefer: "code=409" }, body: { reason: "forced" } });
     expect(forcedPause.status).toBe(409);
     expect(forcedPause.json).toEqual(contract.firstExample("pauseAgentByNumber", 409));
+    // Its own request id, as the server gives one, not the contract's example.
+    expect(forcedPause.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    expect(forcedPause.headers.get("x-request-id")).not.toBe(forcedRead.headers.get("x-request-id"));
     expect((await get("/agents/by-number/1001")).json).toMatchObject({ paused: false, paused_reason: null });
   });
 

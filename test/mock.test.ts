@@ -406,9 +406,9 @@ describe("Prism mock of the contract", () => {
       expect(await res.json()).toEqual({ error });
       expect(res.headers.get("allow")).toBeNull();
     }
-    // None of the server's response headers, and credentials allowed to any origin.
+    // None of the server's response headers but its request id, and credentials allowed to any origin.
     const answer = await fetch(`${prism.url}/agents/by-id/1`, { headers: { ...TOKEN, Origin: "http://localhost:5173" } });
-    for (const name of ["cache-control", "x-content-type-options", "strict-transport-security", "content-security-policy", "x-request-id"]) {
+    for (const name of ["cache-control", "x-content-type-options", "strict-transport-security", "content-security-policy"]) {
       expect(answer.headers.get(name), name).toBeNull();
     }
     expect(answer.headers.get("access-control-allow-origin")).toBe("http://localhost:5173");
@@ -418,6 +418,26 @@ describe("Prism mock of the contract", () => {
     const limited = await fetch(`${prism.url}/agents/by-id/1`, { headers: { ...TOKEN, Origin: "http://localhost:5173", Prefer: "code=429" } });
     expect(limited.status).toBe(429);
     expect(limited.headers.get("access-control-expose-headers")?.split(/,\s*/)).toEqual(expect.arrayContaining(["retry-after", "x-request-id", "www-authenticate", "sl-violations"]));
+  });
+
+  // The contract declares X-Request-Id on every answer: Prism's mock alone would send its example's id on each.
+  it("gives every answer the request's id as the server does: the client's own when well formed, else a new UUID", async () => {
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+    const ids = [];
+    for (const [path, init] of [
+      ["/agents", { headers: TOKEN }],
+      ["/agents/by-number/1001/pause", { method: "POST", headers: TOKEN }],
+      ["/agents/by-id/abc", { headers: TOKEN }],
+      ["/agents", { headers: { ...TOKEN, Prefer: "code=429" } }],
+      ["/agents", { method: "PUT", headers: TOKEN }],
+    ] as const) {
+      const own = await fetch(`${prism.url}${path}`, { ...init, headers: { ...init.headers, "X-Request-Id": "trace-42.a_b" } });
+      expect(own.headers.get("x-request-id"), `${path} ${own.status}`).toBe("trace-42.a_b");
+      const fresh = await fetch(`${prism.url}${path}`, { ...init, headers: { ...init.headers, "X-Request-Id": "not/one" } });
+      expect(fresh.headers.get("x-request-id"), `${path} ${fresh.status}`).toMatch(uuid);
+      ids.push(fresh.headers.get("x-request-id"));
+    }
+    expect(new Set(ids).size).toBe(ids.length);
   });
 
   it("answers POST /__mock/reset with 204 and no body, as the stateful mock does, having no state to put back; another method gets 405", async () => {

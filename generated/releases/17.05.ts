@@ -417,6 +417,7 @@ export interface components {
         /** @description The status of the agent. */
         AgentStatus: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -426,6 +427,7 @@ export interface components {
         /** @description The request is invalid: it has a query parameter (this operation declares none) or a body (a GET takes none), or a header or the request itself is malformed; `details`, when present, names each place. */
         BadRequest: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -438,6 +440,7 @@ export interface components {
         /** @description The request is invalid: `agent_id` is not a whole number from 1 to 2147483647, or the request has a query parameter (this operation declares none) or a body (a GET takes none), or a header or the request itself is malformed; `details`, when present, names each place. */
         BadAgentId: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -450,6 +453,7 @@ export interface components {
         /** @description The request is invalid: `agent_number` is not digits only, or the request has a query parameter (the operation declares none) or a body the operation does not take, or a header or the request itself is malformed; `details`, when present, names each place. */
         BadAgentNumber: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -471,6 +475,7 @@ export interface components {
          */
         BadPauseRequest: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -487,6 +492,7 @@ export interface components {
          */
         Unauthorized: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 /**
                  * @description The challenge of a `401`, naming the header the token goes in (RFC 9110 requires one).
                  *
@@ -510,6 +516,7 @@ export interface components {
          */
         Forbidden: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -522,6 +529,7 @@ export interface components {
         /** @description No agent has this identifier or number. */
         NoSuchAgent: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -534,6 +542,7 @@ export interface components {
         /** @description The agent is not logged in, so it cannot be paused or unpaused. */
         NotLoggedIn: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -550,6 +559,7 @@ export interface components {
          */
         PayloadTooLarge: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -566,6 +576,7 @@ export interface components {
          */
         UnsupportedMediaType: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -587,6 +598,7 @@ export interface components {
          */
         TooManyRequests: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
@@ -612,6 +624,7 @@ export interface components {
          */
         ServiceUnavailable: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -623,6 +636,7 @@ export interface components {
         /** @description An unexpected error; details are logged with the request id, never sent. */
         ServerError: {
             headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -680,6 +694,15 @@ export interface components {
     requestBodies: never;
     headers: {
         /**
+         * @description The id the service's log lines give this request: the client's own
+         *     `X-Request-Id` when it sent one of 1 to 64 letters, digits, `.`, `_`
+         *     or `-`, a new UUID otherwise. Quote it when reporting a `500`.
+         *
+         *     Since release 17.05.
+         * @example 0b7c5e2e-3f4a-4d1b-9c8e-2a6f1d3e5b70
+         */
+        RequestId: string;
+        /**
          * @description Seconds to wait before the next request will be accepted.
          * @example 1
          */
@@ -701,6 +724,7 @@ export interface operations {
             /** @description The status of every agent. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -792,6 +816,7 @@ export interface operations {
             /** @description The agent is paused. */
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -831,6 +856,7 @@ export interface operations {
             /** @description The agent is not paused (any longer). */
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;

@@ -101,7 +101,7 @@ function errorIdentifiers(schema: Node): string[] {
 
 /**
  * What an added or removed element is, where its pointer says only where
- * it was (`tags/1`, `allOf/2`): the tag's name, the webhooks' and
+ * it was (`tags/1`, `allOf/2`): the tag's name, the webhooks', headers' and
  * components' names, a state rule's text, the error identifiers a member
  * of an error body allows.
  */
@@ -111,6 +111,7 @@ function subject(change: DiffChange, where: string): string {
   if (!isObject(value)) return "";
   if (/^tags\/\d+$/.test(where) && typeof value.name === "string") return `the tag \`${value.name}\``;
   if (where === "webhooks") return `the webhooks ${quoted(Object.keys(value))}`;
+  if (/(^|\/)headers$/.test(where)) return `the ${Object.keys(value).length === 1 ? "header" : "headers"} ${quoted(Object.keys(value))}`;
   if (where === "components") return Object.entries(value).map(([kind, entries]) => `${kind} ${quoted(isObject(entries) ? Object.keys(entries) : [])}`).join("; ");
   if ("if" in value && "then" in value && typeof value.description === "string") {
     return `the state rule "${value.description.split(/\n\s*\n/)[0]!.replace(/\s+/g, " ").trim()}"`;
