@@ -29,7 +29,7 @@ import { bodyNotJson, bodyOnGet } from "../server/http/request-hygiene.js";
 import { requestIdFor } from "../server/http/logging.js";
 import { API_HEADERS } from "../server/http/response-headers.js";
 import { bodyBytesChecked, bodyNotUtf8 } from "../server/http/well-formed-body.js";
-import { forcing } from "./prefer.js";
+import { forcing, type Forcing } from "./prefer.js";
 
 export const MAX_DELAY_MS = 10_000;
 
@@ -91,29 +91,44 @@ interface Problem {
 }
 
 /**
- * What a `Prefer` asked for that the contract does not have, from Prism's
- * 404 for it: a status the operation never answers (`code=409` on a GET) or
- * an example name its answer lacks. Null for any other problem, a path off
- * the contract included.
+ * What a `Prefer` (or its query form, `forced`) asked for that the contract
+ * does not have, from Prism's 404 for it: a status the operation never
+ * answers (`code=409` on a GET) or an example name its answer lacks. Asked
+ * with a status, the unknown example is Prism's 500 naming no example.
+ * Null for any other problem, a path off the contract included.
  */
-function unknownPreference(problem: Problem): string | null {
+function unknownPreference(problem: Problem, forced: Forcing | null): { asked: "code" | "example"; message: string } | null {
+  const example = typeof forced?.example === "string" ? forced.example : undefined;
+  if (problem.type?.endsWith("#UNKNOWN") === true && problem.title?.includes("#NOT_FOUND") === true && example !== undefined) {
+    return { asked: "example", message: `${answerNamed(forced)} has no example named ${JSON.stringify(example)} in the contract` };
+  }
   if (problem.type?.endsWith("#NOT_FOUND") !== true) return null;
   const code = /status code (\d+) is not defined/.exec(problem.detail ?? "")?.[1];
-  if (code !== undefined) return `the operation has no ${code} answer in the contract`;
-  const example = /exampleKey: (.*) does not exist/.exec(problem.detail ?? "")?.[1];
-  if (example !== undefined) return `the answer has no example named ${JSON.stringify(example)} in the contract`;
+  if (code !== undefined) return { asked: "code", message: `the operation has no ${code} answer in the contract` };
+  const named = /exampleKey: (.*) does not exist/.exec(problem.detail ?? "")?.[1];
+  if (named !== undefined) return { asked: "example", message: `${answerNamed(forced)} has no example named ${JSON.stringify(named)} in the contract` };
   return null;
 }
 
-/** The contract's answer for a problem+json of Prism's own. */
-function contractAnswer(problem: Problem, status: number): { status: number; body: ErrorBody } {
-  const unknown = unknownPreference(problem);
+/** "the 409 answer" when a status was forced, else "the answer". */
+function answerNamed(forced: Forcing | null): string {
+  return typeof forced?.code === "string" ? `the ${forced.code} answer` : "the answer";
+}
+
+/** Where a forced preference was asked, as an error detail names it: the header, or that preference's query parameter. */
+function askedWhere(forced: Forcing | null, asked: "code" | "example"): { location: "header" | "query"; path: string } {
+  return forced?.askedIn === "query" ? { location: "query", path: `__${asked}` } : { location: "header", path: "Prefer" };
+}
+
+/** The contract's answer for a problem+json of Prism's own, to a request that forced `forced`. */
+function contractAnswer(problem: Problem, status: number, forced: Forcing | null): { status: number; body: ErrorBody } {
+  const unknown = unknownPreference(problem, forced);
   // A 404 would read as a wrong URL: it is the header that asks for the impossible.
-  if (unknown !== null) return { status: 400, body: { error: ERROR_IDS[400]!, details: [{ location: "header", path: "Prefer", message: unknown }] } };
+  if (unknown !== null) return { status: 400, body: { error: ERROR_IDS[400]!, details: [{ ...askedWhere(forced, unknown.asked), message: unknown.message }] } };
   const message = problem.detail || problem.title || "rejected by the mock";
   // 422: Prism could not read the `Prefer` header (`code=abc`).
   if (status === 422 || (status >= 400 && status < 500 && ERROR_IDS[status] === undefined)) {
-    return { status: 400, body: { error: ERROR_IDS[400]!, details: [{ location: "header", path: "Prefer", message }] } };
+    return { status: 400, body: { error: ERROR_IDS[400]!, details: [{ ...askedWhere(forced, "code"), message }] } };
   }
   if (status === 400) return { status, body: { error: ERROR_IDS[400]!, details: [{ location: "body", path: "", message }] } };
   const known = ERROR_IDS[status];
@@ -127,8 +142,9 @@ function contractAnswer(problem: Problem, status: number): { status: number; bod
  */
 function cors(req: http.IncomingMessage): http.OutgoingHttpHeaders {
   const origin = req.headers.origin;
-  // Prism exposes every header; these are the ones the server's answers carry and a page reads.
-  const exposed = { "access-control-expose-headers": "sl-violations, x-request-id, retry-after, www-authenticate, allow" };
+  // Prism exposes every header; these are the ones the server exposes (cors.ts), and Prism's
+  // sl-violations: a page reads on a mock no header it could not read on the server.
+  const exposed = { "access-control-expose-headers": "sl-violations, x-request-id, retry-after, www-authenticate" };
   if (origin === undefined) return { "access-control-allow-origin": "*", ...exposed };
   return { "access-control-allow-origin": origin, "access-control-allow-credentials": "true", vary: "Origin", ...exposed };
 }
@@ -174,7 +190,8 @@ function parseJsonThenForward(parser: JsonParser, req: http.IncomingMessage, res
       answer(res, notUtf8.status, notUtf8.body(), ownHeaders(req, to));
       return;
     }
-    const body = parser.bodies.get(req);
+    const read = parser.bodies.get(req);
+    const body = read === undefined ? undefined : asUtf8(req, read);
     const parsed = (req as { body?: unknown }).body;
     // The parser takes an array (JSON's other container), and the stateless
     // mock's answer to one would be Prism's canned 400 naming the wrong
@@ -194,6 +211,28 @@ function parseJsonThenForward(parser: JsonParser, req: http.IncomingMessage, res
     const prismAnswers = to.service === null || forcing(prefer, req.url) !== null;
     forward(req, res, to.prism, prefer, body, prismAnswers ? requestId(req) : {});
   });
+}
+
+/**
+ * A parsed body's bytes as UTF-8 without a byte order mark, the one form
+ * Prism reads as the server's parser does: it answered a BOM in its HTTP
+ * library's own error shape, and the stateful mock's service got UTF-16
+ * through Prism's proxy as UTF-8. A body in another charset has its
+ * Content-Type's charset rewritten with it; one TextDecoder cannot read
+ * (UTF-32) goes as it came.
+ */
+function asUtf8(req: http.IncomingMessage, body: Buffer): Buffer {
+  const type = contentType.parse(req.headers["content-type"] ?? "application/json");
+  const charset = (type.parameters.charset ?? "utf-8").toLowerCase();
+  if (charset === "utf-8" || charset === "utf8") return body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? body.subarray(3) : body;
+  let text: string;
+  try {
+    text = new TextDecoder(charset).decode(body);
+  } catch {
+    return body;
+  }
+  req.headers["content-type"] = contentType.format({ type: type.type, parameters: { ...type.parameters, charset: "utf-8" } });
+  return Buffer.from(text, "utf8");
 }
 
 interface Targets {
@@ -342,15 +381,19 @@ function withoutTrailingSlash(url: string): string {
   return path.slice(0, -1) + (at < 0 ? "" : url.slice(at));
 }
 
-/** The error detail of an example asked of a 204, named where it was asked (prefer.ts). */
-function exampleOfNoContent(example: string | true, askedIn: "header" | "query"): { location: "header" | "query"; path: string; message: string } {
-  const name = example === true ? "" : example;
-  const status = askedIn === "header" ? `code=<status>, example=${name}` : `__code=<status>&__example=${encodeURIComponent(name)}`;
-  return {
-    location: askedIn,
-    path: askedIn === "header" ? "Prefer" : "__example",
-    message: `the answer has no example named ${JSON.stringify(name)} in the contract: a 204 has no body (name the status of the answer that has it: ${status})`,
-  };
+/**
+ * The error detail of an example Prism answered with a 204, named where it
+ * was asked (prefer.ts): asked of the 204 itself, or of a status whose
+ * answer lacks it (Prism then falls back to the 204).
+ */
+function exampleOfNoContent(forced: Forcing): { location: "header" | "query"; path: string; message: string } {
+  const name = forced.example === true || forced.example === undefined ? "" : forced.example;
+  const where = askedWhere(forced, "example");
+  if (typeof forced.code === "string" && forced.code !== "204") {
+    return { ...where, message: `the ${forced.code} answer has no example named ${JSON.stringify(name)} in the contract` };
+  }
+  const status = forced.askedIn === "header" ? `code=<status>, example=${name}` : `__code=<status>&__example=${encodeURIComponent(name)}`;
+  return { ...where, message: `the answer has no example named ${JSON.stringify(name)} in the contract: a 204 has no body (name the status of the answer that has it: ${status})` };
 }
 
 function violationsOf(reply: http.IncomingMessage): http.OutgoingHttpHeaders {
@@ -377,7 +420,7 @@ function forward(req: http.IncomingMessage, res: http.ServerResponse, target: UR
       // client asked for an answer it does not get, so say so, as for a
       // name the answer lacks (contractAnswer).
       reply.resume();
-      answer(res, 400, { error: ERROR_IDS[400]!, details: [exampleOfNoContent(forced.example, forced.askedIn)] }, { ...cors(req), ...added });
+      answer(res, 400, { error: ERROR_IDS[400]!, details: [exampleOfNoContent(forced)] }, { ...cors(req), ...added });
       return;
     }
     const type = reply.headers["content-type"] ?? "";
@@ -398,7 +441,7 @@ function forward(req: http.IncomingMessage, res: http.ServerResponse, target: UR
       } catch {
         // Not even JSON: the status alone decides.
       }
-      const { status, body } = contractAnswer(problem, reply.statusCode ?? 500);
+      const { status, body } = contractAnswer(problem, reply.statusCode ?? 500, forcing(prefer, req.url ?? "/"));
       answer(res, status, body, { ...cors(req), ...violationsOf(reply), ...added });
     });
   });

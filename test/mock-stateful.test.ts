@@ -170,6 +170,20 @@ describe("npm run mock -- --stateful, on the contract's example agents, with a w
     expect((await call(mock.url, "POST", "/agents/by-number/1001/unpause", { headers: JSON_BODY, body: "" })).status).toBe(204);
   });
 
+  // Found by a front-end developer's walk: a BOM reached Prism, which answered in its HTTP
+  // library's shape, and UTF-16 reached the service through Prism's proxy as UTF-8.
+  it("takes a pause reason sent with a byte order mark or in UTF-16, as the server does", async () => {
+    const send = (bytes: Buffer, type: string) =>
+      fetch(`${mock.url}/agents/by-number/1001/pause`, { method: "POST", headers: { ...TOKEN, "Content-Type": type }, body: new Uint8Array(bytes) });
+    const bom = await send(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"reason":"with a mark"}')]), "application/json");
+    expect(bom.status, await bom.text()).toBe(204);
+    expect((await get("/agents/by-number/1001")).json).toMatchObject({ paused: true, paused_reason: "with a mark" });
+    const utf16 = await send(Buffer.from('{"reason":"en UTF-16 ☕"}', "utf16le"), "application/json; charset=utf-16le");
+    expect(utf16.status, await utf16.text()).toBe(204);
+    expect((await get("/agents/by-number/1001")).json).toMatchObject({ paused: true, paused_reason: "en UTF-16 ☕" });
+    expect((await call(mock.url, "POST", "/agents/by-number/1001/unpause")).status).toBe(204);
+  });
+
   it("answers a GET that carries a body with the server's 400, whatever the body (fetch cannot send one: node:http does)", async () => {
     for (const [type, body] of [["application/json", "{}"], ["text/plain", "x"]] as const) {
       const answer = await new Promise<{ status: number; json: any }>((resolve, reject) => {

@@ -177,6 +177,20 @@ describe("Prism mock of the contract", () => {
   });
 
   // The front door reads a JSON body with the server's own parser and limit.
+  // Found by a front-end developer's walk: the front door's parser took a BOM, as the server's
+  // does, but sent the bytes on as they came, and Prism answered in its HTTP library's own shape.
+  it("takes a JSON body with a byte order mark, or in UTF-16, as the server does", async () => {
+    const json = '{"reason":"lunch break"}';
+    for (const [bytes, type] of [
+      [Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(json)]), "application/json"],
+      [Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(json)]), "application/json; charset=utf-8"],
+      [Buffer.from(json, "utf16le"), "application/json; charset=utf-16le"],
+    ] as const) {
+      const res = await call("/agents/by-number/1001/pause", { method: "POST", headers: { ...TOKEN, "Content-Type": type }, body: bytes });
+      expect([res.status, res.text], `${type} ${bytes.subarray(0, 3).toString("hex")}`).toEqual([204, ""]);
+    }
+  });
+
   it("answers malformed JSON, JSON that is not an object, bytes that are not UTF-8 and a body over the limit as the server does", async () => {
     const notUtf8 = Buffer.concat([Buffer.from('{"reason":"'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}')]);
     for (const [body, message] of [
@@ -275,6 +289,25 @@ describe("Prism mock of the contract", () => {
     const status = await call("/agents", { headers: { ...TOKEN, Prefer: "code=409" } });
     expect(status.status).toBe(400);
     expect(status.json()).toEqual({ error: "invalid request", details: [{ location: "header", path: "Prefer", message: "the operation has no 409 answer in the contract" }] });
+    // Found by a front-end developer's walk: an unknown example beside a status was Prism's
+    // 500 (naming no example) and came out as the contract's 500, which reads as the mock broken.
+    for (const [path, method, prefer] of [
+      ["/agents", "GET", "code=503, example=nope"],
+      ["/agents/by-id/1", "GET", "code=200, example=nope"],
+      ["/agents/by-number/1001/pause", "POST", "code=409, example=nope"],
+    ] as const) {
+      const res = await call(path, { method, headers: { ...TOKEN, Prefer: prefer } });
+      const code = /code=(\d+)/.exec(prefer)![1];
+      expect([res.status, res.json()], `${method} ${path} ${prefer}`).toEqual([
+        400,
+        { error: "invalid request", details: [{ location: "header", path: "Prefer", message: `the ${code} answer has no example named "nope" in the contract` }] },
+      ]);
+    }
+    // Asked in the query, the details name the query parameter, not the header.
+    const queried = await call("/agents?__code=503&__example=nope", { headers: TOKEN });
+    expect(queried.json().details).toEqual([{ location: "query", path: "__example", message: 'the 503 answer has no example named "nope" in the contract' }]);
+    const queriedStatus = await call("/agents?__code=409", { headers: TOKEN });
+    expect(queriedStatus.json().details).toEqual([{ location: "query", path: "__code", message: "the operation has no 409 answer in the contract" }]);
     // A path off the contract is still the contract's 404.
     const off = await call("/1.0/agents", { headers: TOKEN });
     expect([off.status, off.json()]).toEqual([404, { error: "not found" }]);
