@@ -24,6 +24,9 @@ const shared = {
   // and get the same bound.
   testTimeout: 180_000,
   hookTimeout: 180_000,
+  // expect.poll's own default (1 s) is a wait for a loaded CI machine to
+  // fail: a docs page section Redoc had not yet rendered read as empty.
+  expect: { poll: { timeout: 15_000 } },
   sequence: { sequencer: SlowFirst },
 };
 
