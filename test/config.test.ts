@@ -328,6 +328,18 @@ describe("loadDotEnv", () => {
     expect([config.port, config.logLevel, config.corsOrigins]).toEqual([8443, "debug", ["https://a.example"]]);
   });
 
+  // Found by an operator's walk: `docker run -e AGENTD_LOG_LEVEL=` hid the file's value, and the
+  // default applied, though an empty value counts as unset.
+  it("takes the file's value where the real variable is empty", async () => {
+    await writeFile(join(dir, ".env"), "AGENTD_PORT=9999\nAGENTD_LOG_LEVEL=warn\n");
+    const env: NodeJS.ProcessEnv = { AGENTD_PORT: "8443", AGENTD_LOG_LEVEL: "" };
+    loadDotEnv(dir, env);
+    expect([ok(env).port, ok(env).logLevel]).toEqual([8443, "warn"]);
+    const blank: NodeJS.ProcessEnv = { AGENTD_LOG_LEVEL: "  " };
+    loadDotEnv(dir, blank);
+    expect(ok(blank).logLevel).toBe("warn");
+  });
+
   it("is a no-op without a .env file", async () => {
     const empty = await mkdtemp(join(dir, "empty-"));
     const env: NodeJS.ProcessEnv = { A: "1" };

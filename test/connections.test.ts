@@ -96,7 +96,7 @@ describe("the connection cap", () => {
     expect(connectionCap(300, 1024)).toBe(300);
     expect(connectionCap(1024 - RESERVED_FILES, 1024)).toBe(1024 - RESERVED_FILES);
     expect(() => connectionCap(1024 - RESERVED_FILES + 1, 1024)).toThrow(ConnectionLimitError);
-    expect(() => connectionCap(null, RESERVED_FILES)).toThrow(/open-file limit \(ulimit -n\) is/);
+    expect(() => connectionCap(null, RESERVED_FILES)).toThrow(/open-file limit \(ulimit -Hn: Node raises the process's to the hard one\) is/);
     // No limit known (not Linux, or unlimited): only the configured cap.
     expect(connectionCap(null, null)).toBe(Infinity);
     expect(connectionCap(50, null)).toBe(50);

@@ -9,7 +9,7 @@
 // that needs root, as the tests run here and in CI.
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -170,6 +170,19 @@ describe("the data-directory lock", () => {
     symlinkSync(elsewhere, path.join(dir, "run"));
     await expect(lockDataDir(dir)).rejects.toThrow(`cannot open the data directory ${dir}: ENOTDIR: not a directory (${path.join(dir, "run")})`);
     expect(existsSync(path.join(elsewhere, "lock"))).toBe(false);
+  });
+
+  // Found by an operator's walk: `agentd token create` run as root before the first start, in
+  // the service user's data directory, left root's run/ and database there, and the service
+  // could not open them.
+  it.skipIf(!asRoot)("refuses another user's data directory, even to root, and makes nothing inside it", async () => {
+    const dir = fresh();
+    mkdirSync(dir, { mode: 0o700 });
+    chownSync(dir, NOBODY, NOBODY);
+    await expect(lockDataDir(dir)).rejects.toThrow(
+      `cannot open the data directory ${dir}: ${dir} belongs to another user (uid ${NOBODY}), not to this process's (uid 0): run agentd as its owner`,
+    );
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   it.skipIf(!asRoot)("refuses a run/ made by another user, even to root, in a data directory others can write to", async () => {

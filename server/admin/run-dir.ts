@@ -9,7 +9,7 @@ export function runDir(dataDir: string): string {
 
 /**
  * Creates the data directory (0700) and its run/ folder, and makes sure
- * run/ is a real folder (not a link, which could point anywhere), owned by
+ * the data directory is this process's user's, and run/ a real folder (not a link, which could point anywhere), owned by
  * this process's user and private to it (0700),
  * so that no other user can create, hold or reach anything inside it.
  * Returns run/'s path. Throws the system's error (ENOTDIR when a file
@@ -17,11 +17,17 @@ export function runDir(dataDir: string): string {
  */
 export function prepareRunDir(dataDir: string): string {
   const dir = runDir(dataDir);
-  makePrivateDir(dataDir);
-  const stat = makePrivateDir(dir, { link: "refuse" });
-  // Root included: a run/ made by another user in a data directory others
-  // can write to would stay theirs to squat, whatever mode is set on it now.
   const user = process.geteuid?.();
+  // Root included: an admin command run as root in the service user's data
+  // directory would leave root's run/ and database files there, which the
+  // service then cannot open. Checked before anything is made inside.
+  const data = makePrivateDir(dataDir);
+  if (user !== undefined && data.uid !== user) {
+    throw new Error(`${dataDir} belongs to another user (uid ${data.uid}), not to this process's (uid ${user}): run agentd as its owner`);
+  }
+  const stat = makePrivateDir(dir, { link: "refuse" });
+  // A run/ made by another user in a data directory others can write to
+  // would stay theirs to squat, whatever mode is set on it now.
   if (user !== undefined && stat.uid !== user) {
     throw new Error(`${dir} belongs to another user (uid ${stat.uid}), not to this process's (uid ${user})`);
   }

@@ -46,6 +46,8 @@ export class ExternalVerifier implements TokenVerifier {
   private readonly checkBudget: CheckBudget | null;
   /** Only positive answers are kept, so a failure is always asked again. */
   private readonly allowed: LRUCache<string, true> | null;
+  /** Set by close(): a check it abandons is not the service's failure. */
+  private closed = false;
   /** Our own keep-alive pool, closed with the verifier; null when a fetch was injected. */
   private readonly agent: Agent | null;
 
@@ -112,6 +114,8 @@ export class ExternalVerifier implements TokenVerifier {
     try {
       ({ status } = await this.fetch(url, { method: "HEAD", signal: AbortSignal.timeout(this.timeoutMs) }));
     } catch (error) {
+      // Abandoned by close(), at a stop: the service was not found wanting.
+      if (this.closed) return { ok: false, error: "authentication server unreachable" };
       // The URL holds the token: log only the service base and the cause.
       this.log?.warn({ authUrl: this.base, cause: describe(error) }, "authentication server unreachable");
       return { ok: false, error: "authentication server unreachable" };
@@ -148,6 +152,7 @@ export class ExternalVerifier implements TokenVerifier {
    * AGENTD_AUTH_TIMEOUT.
    */
   async close(): Promise<void> {
+    this.closed = true;
     this.allowed?.clear();
     await this.agent?.destroy();
   }

@@ -101,10 +101,17 @@ export function unknownVariables(env: NodeJS.ProcessEnv): string[] {
 
 export function loadDotEnv(cwd: string, env: NodeJS.ProcessEnv = process.env): string | null {
   const path = join(cwd, ".env");
-  const result = dotenv.config({ path, processEnv: env, override: false, quiet: true });
+  const fromFile: NodeJS.ProcessEnv = {};
+  const result = dotenv.config({ path, processEnv: fromFile, quiet: true });
   if (result.error) {
     if ((result.error as { code?: unknown }).code === "ENOENT") return null;
     throw new Error(`cannot read ${path}: ${result.error.message}`);
+  }
+  // Real variables win, but an empty one counts as unset (loadConfig), as
+  // `docker run -e X=` or systemd's `Environment=X=` give it: the file's
+  // value then applies rather than the default.
+  for (const [name, value] of Object.entries(fromFile)) {
+    if (env[name] === undefined || env[name].trim() === "") env[name] = value;
   }
   return path;
 }

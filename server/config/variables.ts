@@ -198,7 +198,7 @@ export const VARIABLES = {
     name: "AGENTD_MAX_CONNECTIONS",
     default: null,
     unset: null,
-    shownDefault: "the open-file limit (ulimit -n) less 256",
+    shownDefault: "the hard open-file limit (ulimit -Hn) less 256",
     description:
       "Most API connections open at once; past it a new connection is closed at once. The rest of the open-file limit stays free for the database, the relay, the log and the operator listener: the server refuses to start if this leaves fewer than 256.",
     parse: (raw) => integer(raw, 1, 10_000_000),

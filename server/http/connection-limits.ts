@@ -26,7 +26,9 @@ export class ConnectionLimitError extends Error {
 
 /**
  * The process's soft limit on open files, from /proc/self/limits (Node has
- * no getrlimit); null where that cannot be read, or is unlimited.
+ * no getrlimit); null where that cannot be read, or is unlimited. Node
+ * raises it to the hard limit at start, so it is `ulimit -Hn`'s, not
+ * `ulimit -n`'s.
  */
 export function openFileLimit(limitsText: () => string = () => readFileSync("/proc/self/limits", "utf8")): number | null {
   let text: string;
@@ -46,14 +48,14 @@ export function connectionCap(configured: number | null, fileLimit: number | nul
   if (configured === null) {
     if (room < 1) {
       throw new ConnectionLimitError(
-        `the open-file limit (ulimit -n) is ${fileLimit}: at least ${RESERVED_FILES + 1} are needed, ${RESERVED_FILES} of them kept for the database and the relay`,
+        `the open-file limit (ulimit -Hn: Node raises the process's to the hard one) is ${fileLimit}: at least ${RESERVED_FILES + 1} are needed, ${RESERVED_FILES} of them kept for the database and the relay`,
       );
     }
     return room;
   }
   if (configured > room) {
     throw new ConnectionLimitError(
-      `AGENTD_MAX_CONNECTIONS=${configured} would leave fewer than ${RESERVED_FILES} of the process's ${fileLimit} open files (ulimit -n) for the database and the relay: lower it to ${Math.max(room, 0)} at most, or raise the limit`,
+      `AGENTD_MAX_CONNECTIONS=${configured} would leave fewer than ${RESERVED_FILES} of the process's ${fileLimit} open files (ulimit -Hn: Node raises the process's limit to the hard one) for the database and the relay: lower it to ${Math.max(room, 0)} at most, or raise the limit`,
     );
   }
   return configured;
