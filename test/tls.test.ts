@@ -70,6 +70,13 @@ describe("generated self-signed certificate", () => {
     expect(second.key).toBe(first.key);
   });
 
+  // Found by an operator's walk: on PostgreSQL the certificate made the data directory, 0755.
+  it("makes a data directory that does not exist yet private to its user", async () => {
+    const dataDir = join(await freshDir(), "data");
+    await loadOrCreateCertificate({ dataDir });
+    expect((await stat(dataDir)).mode & 0o777).toBe(0o700);
+  });
+
   it("concurrent first starts end up with one and the same pair", async () => {
     const dataDir = await freshDir();
     const results = await Promise.all([1, 2, 3].map(() => loadOrCreateCertificate({ dataDir })));

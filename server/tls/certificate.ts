@@ -3,6 +3,7 @@ import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { SecureContextOptions, TlsOptions } from "node:tls";
 import { codeOf, PathFailure } from "../failure.js";
+import { makePrivateDir } from "../private-dir.js";
 
 /** Plain HTTP and TLS below 1.2 are never offered. */
 export const MIN_TLS_VERSION = "TLSv1.2" as const;
@@ -142,7 +143,9 @@ async function loadOrGenerate(dataDir: string): Promise<CertificateMaterial> {
   // Both files are written into a private temporary folder that is renamed
   // into place at once: a concurrent start either wins or reads the winner's
   // pair, never a certificate with someone else's key.
-  await mkdir(dataDir, { recursive: true });
+  // Private, as the embedded database makes it: on PostgreSQL the
+  // certificate may be the first thing the data directory holds.
+  makePrivateDir(dataDir);
   const staging = join(dataDir, `.tls-${randomBytes(6).toString("hex")}`);
   await mkdir(staging, { mode: 0o700 });
   try {
