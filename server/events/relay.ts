@@ -112,6 +112,8 @@ interface Down {
   /** Rounds in a row that found the sink down: the backoff's exponent, with the events' own attempts. */
   streak: number;
   until: number;
+  /** The agent whose event found it down: the next round tries the others' first, so that one event the receiver always fails on holds back only its agent. */
+  agent: number;
 }
 
 /** A row as event_outbox_claim and event_outbox_peek return it (one sink's: they take its name). */
@@ -265,10 +267,14 @@ export class Relay {
     rows.sort((a, b) => Number(BigInt(a.seq) - BigInt(b.seq)));
     // Seq order: each agent's rows in the order of its changes.
     const down = this.down.get(sink.name);
-    const { delivered, waitMs } = await this.deliverQueue(sink, rows, claimedAt, down?.streak ?? 0);
-    if (waitMs !== null) this.down.set(sink.name, { streak: (down?.streak ?? 0) + 1, until: performance.now() + waitMs });
-    // The sink answered (a delivery, or a refusal of one event): it is up.
-    else if (rows.length > 0) this.down.delete(sink.name);
+    const { delivered, waitMs, downAgent } = await this.deliverQueue(sink, rows, claimedAt, down);
+    if (waitMs !== null && downAgent !== null) {
+      // A delivery that got through in the same round starts the streak again.
+      this.down.set(sink.name, { streak: delivered > 0 ? 1 : (down?.streak ?? 0) + 1, until: performance.now() + waitMs, agent: downAgent });
+    } else if (rows.length > 0) {
+      // The sink answered (a delivery, or a refusal of one event): it is up.
+      this.down.delete(sink.name);
+    }
     if (this.embedded) await this.vacuumNow(delivered);
     return waitMs === null && (rows.length >= limit || agentMore);
   }
@@ -322,15 +328,19 @@ export class Relay {
    *
    * A refused event (DeliveryRefused: the sink answered) waits for its
    * retry and holds back its agent's later rows only; the claim takes no
-   * row of an agent after one that waits. Any other failure makes the sink
+   * row of an agent after one that waits. So does any other failure once
+   * a delivery of the round got through: the receiver is up, and fails
+   * that event. Any other failure before one got through makes the sink
    * look down: that row waits for its retry, every row not yet sent (of
    * any agent) is released to wait with it rather than fail one by one,
    * and the returned `waitMs` holds the sink's loop until then (round).
-   * `downStreak` > 0 (the sink looked down in the rounds before): the
-   * retry backs off from the streak as well as from the row's attempts, and
-   * the rows go one at a time, so that while the receiver is still down one
-   * event fails, not one per agent. Deliveries already in flight finish;
-   * once the relay is stopping, none starts.
+   * After a round that found it down (`down`): the retry backs off from the
+   * streak as well as from the row's attempts, and the rows go one at a
+   * time, the agent whose event found it down last, so that while the
+   * receiver is still down one event fails, not one per agent, and one
+   * event it always fails on does not hold back the others' for good.
+   * Deliveries already in flight finish; once the relay is stopping, none
+   * starts.
    *
    * Leased rows (PostgreSQL): no delivery starts after half the lease, and
    * the rows not yet sent are released at once. A slow receiver could
@@ -339,7 +349,12 @@ export class Relay {
    * order with this one's. (The lease is more than twice any delivery's
    * time-out, so what started before half of it ends within it.)
    */
-  private async deliverQueue(sink: EventSink, queue: Row[], claimedAt: number, downStreak: number): Promise<{ delivered: number; waitMs: number | null }> {
+  private async deliverQueue(
+    sink: EventSink,
+    queue: Row[],
+    claimedAt: number,
+    down: Down | undefined,
+  ): Promise<{ delivered: number; waitMs: number | null; downAgent: number | null }> {
     const { sql, counters, logger } = this.options;
     const byAgent = new Map<number, Row[]>();
     for (const row of queue) {
@@ -352,6 +367,7 @@ export class Relay {
     /** Rows handed back at once: past half the lease, once stopping, after a failed DELETE, and an agent's rows after its refused one. */
     const handedBack: string[] = [];
     let waitMs: number | null = null;
+    let downAgent: number | null = null;
     const leaseHalf = claimedAt + this.options.leaseMs / 2;
 
     // Delivered rows waiting for their DELETE; one DELETE runs at a time and
@@ -396,17 +412,21 @@ export class Relay {
           await sink.deliver(toEvent(row));
         } catch (err) {
           counters?.failed(sink.kind);
-          const refused = err instanceof DeliveryRefused;
-          const rowWaitMs = this.backoff(refused ? row.attempts : Math.max(row.attempts, downStreak));
+          // After a delivery of this round got through, a failure is this event's, as a refusal is.
+          const sinkDown = !(err instanceof DeliveryRefused) && delivered === 0;
+          const rowWaitMs = this.backoff(sinkDown ? Math.max(row.attempts, down?.streak ?? 0) : row.attempts);
           const reason = describeFailure(err);
-          if (!refused) waitMs = Math.max(waitMs ?? 0, rowWaitMs);
+          if (sinkDown) {
+            waitMs = Math.max(waitMs ?? 0, rowWaitMs);
+            downAgent ??= row.agent_id;
+          }
           // `to` names the receiver (its URL without the query, which may hold a secret): one failing among several is found at once.
           logger.warn(
             { sink: sink.kind, to: sinkLogName(sink.name), event: row.event_id, attempts: row.attempts + 1, retryInMs: rowWaitMs, err: reason },
             "event delivery failed",
           );
           await sql.query(RETRY, [row.seq, rowWaitMs, storedReason(reason)]);
-          (refused ? handedBack : unsent).push(...rows.slice(index + 1).map((r) => r.seq));
+          (sinkDown ? unsent : handedBack).push(...rows.slice(index + 1).map((r) => r.seq));
           return;
         }
         counters?.delivered(sink.kind);
@@ -417,12 +437,16 @@ export class Relay {
     };
 
     const agents = [...byAgent.values()];
+    if (down !== undefined) {
+      const at = agents.findIndex((rows) => rows[0]!.agent_id === down.agent);
+      if (at >= 0) agents.push(...agents.splice(at, 1));
+    }
     const worker = async (): Promise<void> => {
       for (let rows = agents.shift(); rows !== undefined; rows = agents.shift()) await deliverAgent(rows);
     };
     try {
       // Settle every worker before recording outcomes, so no delivery is still in flight when its row is kept or deleted.
-      const concurrency = downStreak > 0 ? 1 : (this.options.concurrency ?? DEFAULT_CONCURRENCY);
+      const concurrency = down !== undefined ? 1 : (this.options.concurrency ?? DEFAULT_CONCURRENCY);
       const outcomes = await Promise.allSettled(Array.from({ length: Math.min(concurrency, agents.length) }, worker));
       const failure = outcomes.find((outcome) => outcome.status === "rejected");
       if (failure) throw failure.reason;
@@ -435,7 +459,7 @@ export class Relay {
     }
     // A DELETE failed, then the one that took its rows succeeded: the round still says the database failed once.
     if (deletion.failure !== undefined) throw deletion.failure;
-    return { delivered, waitMs };
+    return { delivered, waitMs, downAgent };
   }
 
   /**
