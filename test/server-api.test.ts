@@ -327,6 +327,16 @@ describe("Expect and a declared Content-Length, over raw TLS", () => {
     expect((await server.call("POST", `/agents/by-number/${pausable.number}/unpause`)).status).toBe(204);
   });
 
+  // Found by review of that change: past the bound, Node parses on and holds every dropped
+  // request until the connection closes, so a client that kept pipelining grew the server's memory.
+  it("a client pipelining far past the bound has its connection closed, and the server serves the next one", async () => {
+    const host = new URL(server.url).host;
+    const get = `GET ${BASE_PATH}/agents/by-id/${pausable.id} HTTP/1.1\r\nHost: ${host}\r\nX-Auth-Token: ${ADMIN_TOKEN}\r\n\r\n`;
+    const statuses = await statusesUntilClosed(get.repeat(3000));
+    expect(statuses.length).toBeLessThan(3000);
+    expect((await server.call("GET", `/agents/by-id/${pausable.id}`)).status).toBe(200);
+  });
+
   it("CONNECT gets the contract's 405 with Allow, then the connection closes", async () => {
     const { socket, until } = await open();
     try {

@@ -16,6 +16,15 @@ import type { RequestHandler } from "express";
  */
 const MAX_WAITING = 32;
 
+/**
+ * Requests a connection may have dropped past MAX_WAITING before it is
+ * destroyed, answers still owed or not. Node goes on parsing what the client
+ * sent after the server stopped reading (it was already received), and
+ * holds each dropped request until the connection closes: a client that
+ * keeps pipelining is cut off rather than left to fill the server's memory.
+ */
+const MAX_DROPPED = 256;
+
 /** One connection's requests: the one being handled, those waiting behind it. */
 interface Queue {
   current: IncomingMessage | null;
@@ -28,6 +37,8 @@ interface Queue {
   endWhenIdle: boolean;
   /** Past MAX_WAITING: every later request of the connection is dropped unhandled. */
   overflowed: boolean;
+  /** How many were dropped so far. */
+  dropped: number;
 }
 
 const queues = new WeakMap<Duplex, Queue>();
@@ -59,7 +70,7 @@ export function endConnection(socket: Duplex, last?: string): void {
 export const oneRequestAtATime: RequestHandler = (req, res, next) => {
   let queue = queues.get(req.socket);
   if (queue === undefined) {
-    queue = { current: null, answer: null, waiting: [], last: null, endWhenIdle: false, overflowed: false };
+    queue = { current: null, answer: null, waiting: [], last: null, endWhenIdle: false, overflowed: false, dropped: 0 };
     queues.set(req.socket, queue);
   }
   const own = queue;
@@ -68,6 +79,9 @@ export const oneRequestAtATime: RequestHandler = (req, res, next) => {
   if (own.overflowed || own.waiting.length >= MAX_WAITING) {
     own.overflowed = true;
     own.endWhenIdle = true;
+    // Nothing more is read from the client; what it already sent still comes.
+    req.socket.pause();
+    if (++own.dropped > MAX_DROPPED) req.socket.destroy();
     return;
   }
   own.last = req;
