@@ -3,11 +3,15 @@
 // TypeError from fetch (a URL it cannot parse, a header value it cannot send)
 // or as a misleading failure much later.
 
-/** Why `baseUrl` cannot be used as the client's base URL, or `undefined` when it can. */
-export function baseUrlProblem(baseUrl: string): string | undefined {
+/**
+ * Why `baseUrl` cannot be used as the client's base URL, or `undefined` when
+ * it can. A relative one (`/1.0`) is taken where there is a document to
+ * resolve it against (a page, as fetch does there), never in Node.
+ */
+export function baseUrlProblem(baseUrl: string, documentUrl: string | undefined = (globalThis as { location?: { href?: string } }).location?.href): string | undefined {
   let url: URL;
   try {
-    url = new URL(baseUrl);
+    url = new URL(baseUrl, documentUrl);
   } catch {
     return "is not an absolute URL (such as https://localhost:9493/1.0)";
   }
@@ -19,11 +23,13 @@ export function baseUrlProblem(baseUrl: string): string | undefined {
  * Why `token` cannot be sent as the `X-Auth-Token` header, or `undefined`
  * when it can. The service's tokens are printable ASCII without spaces; a
  * character outside that range is a copying mistake (an ellipsis from a
- * shortened display, a space, a line break), which fetch would either refuse
- * with a TypeError or send altered. The message never repeats the token.
+ * shortened display, a space), which fetch would either refuse with a
+ * TypeError or send altered. Whitespace around it (the line break ending a
+ * token file) is not counted: fetch drops it, as the caller should (the
+ * client trims the token). The message never repeats the token.
  */
 export function tokenProblem(token: string): string | undefined {
-  const bad = /[^\x21-\x7e]/u.exec(token);
+  const bad = /[^\x21-\x7e]/u.exec(token.trim());
   if (bad === null) return undefined;
   const code = bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0");
   return `holds a character a token cannot hold (U+${code} at position ${bad.index + 1}): a token is printable ASCII without spaces, pasted whole`;

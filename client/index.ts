@@ -88,7 +88,9 @@ export interface AgentdClient {
 }
 
 export function createAgentdClient(options: AgentdClientOptions): AgentdClient {
-  const { baseUrl, token, ca, fetch: customFetch } = options;
+  const { baseUrl, ca, fetch: customFetch } = options;
+  // As fetch sends a header value: without the whitespace around it (a token file's line break).
+  const token = options.token?.trim();
   if (!baseUrl) throw new AgentdConfigError("createAgentdClient: baseUrl is required");
   const urlProblem = baseUrlProblem(baseUrl);
   if (urlProblem !== undefined) throw new AgentdConfigError(`createAgentdClient: baseUrl ${urlProblem}`);
