@@ -175,14 +175,25 @@ describe("the data-directory lock", () => {
   // Found by an operator's walk: `agentd token create` run as root before the first start, in
   // the service user's data directory, left root's run/ and database there, and the service
   // could not open them.
-  it.skipIf(!asRoot)("refuses another user's data directory, even to root, and makes nothing inside it", async () => {
+  it.skipIf(!asRoot)("refuses another user's data directory to root, and makes nothing inside it", async () => {
     const dir = fresh();
     mkdirSync(dir, { mode: 0o700 });
     chownSync(dir, NOBODY, NOBODY);
     await expect(lockDataDir(dir)).rejects.toThrow(
-      `cannot open the data directory ${dir}: ${dir} belongs to another user (uid ${NOBODY}), not to this process's (uid 0): run agentd as its owner`,
+      `cannot open the data directory ${dir}: ${dir} belongs to another user (uid ${NOBODY}), not to root: run agentd as its owner`,
     );
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  // Found by review: refusing every user a folder it does not own broke volumes shared through
+  // their group (Kubernetes' fsGroup, OpenShift's arbitrary user ids).
+  it.skipIf(!asRoot)("lets a user other than root work in a data directory it may write to but does not own", async () => {
+    const dir = fresh();
+    mkdirSync(dir, { mode: 0o777 });
+    chmodSync(dir, 0o777);
+    const holder = await lockInChild(dir, NOBODY);
+    expect(holder.said).toBe("locked");
+    holder.process.kill();
   });
 
   it.skipIf(!asRoot)("refuses a run/ made by another user, even to root, in a data directory others can write to", async () => {

@@ -18,12 +18,15 @@ export function runDir(dataDir: string): string {
 export function prepareRunDir(dataDir: string): string {
   const dir = runDir(dataDir);
   const user = process.geteuid?.();
-  // Root included: an admin command run as root in the service user's data
-  // directory would leave root's run/ and database files there, which the
-  // service then cannot open. Checked before anything is made inside.
+  // An admin command run as root in the service user's data directory would
+  // leave root's run/ and database files there, which the service then
+  // cannot open. Checked before anything is made inside. Only root: another
+  // user may rightly work in a folder it does not own (a container volume
+  // shared through its group, as Kubernetes' fsGroup or OpenShift's
+  // arbitrary user ids make them).
   const data = makePrivateDir(dataDir);
-  if (user !== undefined && data.uid !== user) {
-    throw new Error(`${dataDir} belongs to another user (uid ${data.uid}), not to this process's (uid ${user}): run agentd as its owner`);
+  if (user === 0 && data.uid !== user) {
+    throw new Error(`${dataDir} belongs to another user (uid ${data.uid}), not to root: run agentd as its owner`);
   }
   const stat = makePrivateDir(dir, { link: "refuse" });
   // A run/ made by another user in a data directory others can write to
