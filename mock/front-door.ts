@@ -225,9 +225,11 @@ function asUtf8(req: http.IncomingMessage, body: Buffer): Buffer {
   const type = contentType.parse(req.headers["content-type"] ?? "application/json");
   const charset = (type.parameters.charset ?? "utf-8").toLowerCase();
   if (charset === "utf-8" || charset === "utf8") return body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? body.subarray(3) : body;
+  // Plain "utf-16" is big-endian when its BOM says so (iconv-lite, which the server's parser uses, reads it so).
+  const label = charset === "utf-16" && body[0] === 0xfe && body[1] === 0xff ? "utf-16be" : charset;
   let text: string;
   try {
-    text = new TextDecoder(charset).decode(body);
+    text = new TextDecoder(label).decode(body);
   } catch {
     return body;
   }
@@ -340,7 +342,7 @@ function bypassPrism(what: NotForPrism, req: http.IncomingMessage, res: http.Ser
   }
   const problem = serverAnswer(what);
   if (problem === null) return false;
-  answer(res, problem.status, problem.body(), cors(req));
+  answer(res, problem.status, problem.body(), ownHeaders(req, to));
   req.resume();
   return true;
 }
@@ -446,7 +448,7 @@ function forward(req: http.IncomingMessage, res: http.ServerResponse, target: UR
     });
   });
   upstream.on("error", () => {
-    if (!res.headersSent) answer(res, 500, { error: ERROR_IDS[500]! }, cors(req));
+    if (!res.headersSent) answer(res, 500, { error: ERROR_IDS[500]! }, { ...cors(req), ...requestId(req) });
     else res.destroy();
   });
   res.on("close", () => upstream.destroy());
