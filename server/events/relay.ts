@@ -109,11 +109,9 @@ interface ByAgent {
  * the next round sends one event before any other.
  */
 interface Down {
-  /** Rounds in a row that found the sink down: the backoff's exponent, with the events' own attempts. */
+  /** Rounds in a row that found the sink down: the exponent of its hold's backoff. */
   streak: number;
   until: number;
-  /** The agent whose event found it down: the next round tries the others' first, so that one event the receiver always fails on holds back only its agent. */
-  agent: number;
 }
 
 /** A row as event_outbox_claim and event_outbox_peek return it (one sink's: they take its name). */
@@ -267,10 +265,10 @@ export class Relay {
     rows.sort((a, b) => Number(BigInt(a.seq) - BigInt(b.seq)));
     // Seq order: each agent's rows in the order of its changes.
     const down = this.down.get(sink.name);
-    const { delivered, waitMs, downAgent } = await this.deliverQueue(sink, rows, claimedAt, down);
-    if (waitMs !== null && downAgent !== null) {
+    const { delivered, waitMs } = await this.deliverQueue(sink, rows, claimedAt, down);
+    if (waitMs !== null) {
       // A delivery that got through in the same round starts the streak again.
-      this.down.set(sink.name, { streak: delivered > 0 ? 1 : (down?.streak ?? 0) + 1, until: performance.now() + waitMs, agent: downAgent });
+      this.down.set(sink.name, { streak: delivered > 0 ? 1 : (down?.streak ?? 0) + 1, until: performance.now() + waitMs });
     } else if (rows.length > 0) {
       // The sink answered (a delivery, or a refusal of one event): it is up.
       this.down.delete(sink.name);
@@ -328,19 +326,20 @@ export class Relay {
    *
    * A refused event (DeliveryRefused: the sink answered) waits for its
    * retry and holds back its agent's later rows only; the claim takes no
-   * row of an agent after one that waits. So does any other failure once
-   * a delivery of the round got through: the receiver is up, and fails
-   * that event. Any other failure before one got through makes the sink
+   * row of an agent after one that waits. Any other failure makes the sink
    * look down: that row waits for its retry, every row not yet sent (of
    * any agent) is released to wait with it rather than fail one by one,
-   * and the returned `waitMs` holds the sink's loop until then (round).
-   * After a round that found it down (`down`): the retry backs off from the
-   * streak as well as from the row's attempts, and the rows go one at a
-   * time, the agent whose event found it down last, so that while the
-   * receiver is still down one event fails, not one per agent, and one
-   * event it always fails on does not hold back the others' for good.
-   * Deliveries already in flight finish; once the relay is stopping, none
-   * starts.
+   * and the returned `waitMs` holds the sink's loop until then (round),
+   * for a time that grows with the rounds in a row that found it down.
+   *
+   * After a round that found it down (`down`), the rows go one at a time,
+   * the agents whose first row failed the fewest times first: while the
+   * receiver is still down, one event fails, not one per agent. Once one
+   * got through, a failure is that event's, held back like a refusal: the
+   * receiver is up, and fails those events (say, on their text), which
+   * then come last in such a round and do not hold back the others for
+   * good. Deliveries already in flight finish; once the relay is stopping,
+   * none starts.
    *
    * Leased rows (PostgreSQL): no delivery starts after half the lease, and
    * the rows not yet sent are released at once. A slow receiver could
@@ -354,7 +353,7 @@ export class Relay {
     queue: Row[],
     claimedAt: number,
     down: Down | undefined,
-  ): Promise<{ delivered: number; waitMs: number | null; downAgent: number | null }> {
+  ): Promise<{ delivered: number; waitMs: number | null }> {
     const { sql, counters, logger } = this.options;
     const byAgent = new Map<number, Row[]>();
     for (const row of queue) {
@@ -367,7 +366,6 @@ export class Relay {
     /** Rows handed back at once: past half the lease, once stopping, after a failed DELETE, and an agent's rows after its refused one. */
     const handedBack: string[] = [];
     let waitMs: number | null = null;
-    let downAgent: number | null = null;
     const leaseHalf = claimedAt + this.options.leaseMs / 2;
 
     // Delivered rows waiting for their DELETE; one DELETE runs at a time and
@@ -412,14 +410,13 @@ export class Relay {
           await sink.deliver(toEvent(row));
         } catch (err) {
           counters?.failed(sink.kind);
-          // After a delivery of this round got through, a failure is this event's, as a refusal is.
-          const sinkDown = !(err instanceof DeliveryRefused) && delivered === 0;
-          const rowWaitMs = this.backoff(sinkDown ? Math.max(row.attempts, down?.streak ?? 0) : row.attempts);
+          // After the sink looked down, once a delivery of this round got through, a failure is this event's, as a refusal is.
+          const sinkDown = !(err instanceof DeliveryRefused) && (down === undefined || delivered === 0);
+          const rowWaitMs = this.backoff(row.attempts);
           const reason = describeFailure(err);
-          if (sinkDown) {
-            waitMs = Math.max(waitMs ?? 0, rowWaitMs);
-            downAgent ??= row.agent_id;
-          }
+          // The sink's hold grows with the streak, not with this event's attempts: one event that
+          // failed many times would otherwise hold back every other for the longest wait.
+          if (sinkDown) waitMs = Math.max(waitMs ?? 0, this.backoff(down?.streak ?? 0));
           // `to` names the receiver (its URL without the query, which may hold a secret): one failing among several is found at once.
           logger.warn(
             { sink: sink.kind, to: sinkLogName(sink.name), event: row.event_id, attempts: row.attempts + 1, retryInMs: rowWaitMs, err: reason },
@@ -437,10 +434,8 @@ export class Relay {
     };
 
     const agents = [...byAgent.values()];
-    if (down !== undefined) {
-      const at = agents.findIndex((rows) => rows[0]!.agent_id === down.agent);
-      if (at >= 0) agents.push(...agents.splice(at, 1));
-    }
+    // A stable sort: among equals, seq order stays.
+    if (down !== undefined) agents.sort((a, b) => a[0]!.attempts - b[0]!.attempts);
     const worker = async (): Promise<void> => {
       for (let rows = agents.shift(); rows !== undefined; rows = agents.shift()) await deliverAgent(rows);
     };
@@ -459,7 +454,7 @@ export class Relay {
     }
     // A DELETE failed, then the one that took its rows succeeded: the round still says the database failed once.
     if (deletion.failure !== undefined) throw deletion.failure;
-    return { delivered, waitMs, downAgent };
+    return { delivered, waitMs };
   }
 
   /**
