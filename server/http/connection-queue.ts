@@ -19,11 +19,12 @@ const MAX_WAITING = 32;
 /**
  * Requests a connection may have dropped past MAX_WAITING before it is
  * destroyed, answers still owed or not. Node goes on parsing what the client
- * sent after the server stopped reading (it was already received), and
- * holds each dropped request until the connection closes: a client that
- * keeps pipelining is cut off rather than left to fill the server's memory.
+ * sent before the server stopped reading (over TLS, all it had received),
+ * and holds each dropped request until the connection closes. Far more than
+ * a burst of small requests in one write (a few hundred) brings, so such a
+ * client still gets its answers; a flood is cut off.
  */
-const MAX_DROPPED = 256;
+const MAX_DROPPED = 4096;
 
 /** One connection's requests: the one being handled, those waiting behind it. */
 interface Queue {
