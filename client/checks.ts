@@ -8,15 +8,26 @@
  * it can. A relative one (`/1.0`) is taken where there is a document to
  * resolve it against (a page, as fetch does there), never in Node.
  */
-export function baseUrlProblem(baseUrl: string, documentUrl: string | undefined = (globalThis as { location?: { href?: string } }).location?.href): string | undefined {
+export function baseUrlProblem(baseUrl: string, documentUrl: string | undefined = pageUrl()): string | undefined {
+  // Only a path is taken as relative: `agentd.example.com/1.0` is a host without its scheme.
+  const relative = baseUrl.startsWith("/") && !baseUrl.startsWith("//");
   let url: URL;
   try {
-    url = new URL(baseUrl, documentUrl);
+    url = new URL(baseUrl, relative ? documentUrl : undefined);
   } catch {
     return "is not an absolute URL (such as https://localhost:9493/1.0)";
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") return `has the scheme ${url.protocol} where https: is expected`;
   return undefined;
+}
+
+/** The page's URL in a browser; undefined elsewhere (Deno without --location throws on reading it). */
+function pageUrl(): string | undefined {
+  try {
+    return (globalThis as { location?: { href?: string } }).location?.href;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

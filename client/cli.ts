@@ -93,6 +93,7 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
     work: (client: AgentdClient, opts: GlobalOptions) => Promise<number>,
   ): Promise<void> => {
     const opts = cmd.optsWithGlobals<GlobalOptions>();
+    opts.token = opts.token?.trim();
     if (!opts.token) {
       cmd.error("error: missing token: pass --token or set AGENTD_TOKEN", { exitCode: EXIT.usage });
     }

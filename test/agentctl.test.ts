@@ -157,10 +157,12 @@ describe("usage errors exit 2", () => {
     });
   }
 
-  it("a missing token", async () => {
-    const run = await runAgentctl(["agents", "list"], { AGENTD_URL: target.url });
-    expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/missing token: pass --token or set AGENTD_TOKEN/);
+  it("a missing token, or one of whitespace only", async () => {
+    for (const env of [{ AGENTD_URL: target.url }, { AGENTD_URL: target.url, AGENTD_TOKEN: " \n" }] as Record<string, string>[]) {
+      const run = await runAgentctl(["agents", "list"], env);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/missing token: pass --token or set AGENTD_TOKEN/);
+    }
   });
 
   it("an AGENTD_URL that is not an http(s) URL", async () => {

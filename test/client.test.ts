@@ -256,6 +256,8 @@ describe("client behaviour without a network", () => {
     expect(baseUrlProblem("/1.0", "https://supervisor.example.com/app/")).toBeUndefined();
     expect(baseUrlProblem("/1.0", undefined)).toBe("is not an absolute URL (such as https://localhost:9493/1.0)");
     expect(baseUrlProblem("ftp://x/1.0", "https://supervisor.example.com/")).toBe("has the scheme ftp: where https: is expected");
+    // A host without its scheme is not a path of the page's server.
+    expect(baseUrlProblem("agentd.example.com/1.0", "https://supervisor.example.com/app/")).toBe("is not an absolute URL (such as https://localhost:9493/1.0)");
   });
 
   it("sends an unpause with no body and no Content-Type, as the 17.05 Python client does", async () => {

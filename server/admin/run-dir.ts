@@ -9,9 +9,10 @@ export function runDir(dataDir: string): string {
 
 /**
  * Creates the data directory (0700) and its run/ folder, and makes sure
- * the data directory is this process's user's, and run/ a real folder (not a link, which could point anywhere), owned by
- * this process's user and private to it (0700),
- * so that no other user can create, hold or reach anything inside it.
+ * that root works only in root's data directory, and that run/ is a real
+ * folder (not a link, which could point anywhere), owned by this process's
+ * user and private to it (0700), so that no other user can create, hold or
+ * reach anything inside it.
  * Returns run/'s path. Throws the system's error (ENOTDIR when a file
  * stands where a folder should be), or an Error saying whose run/ is.
  */
