@@ -106,7 +106,7 @@ interface ByAgent {
  * A sink that looked down (no answer, or an answer about the receiver
  * rather than the event) in the last rounds: none of its events goes out
  * before `until` (performance.now()), not even one recorded meanwhile, and
- * the next round sends one event before any other.
+ * the next round sends its events one at a time (deliverQueue).
  */
 interface Down {
   /** Rounds in a row that found the sink down: the exponent of its hold's backoff. */
@@ -416,7 +416,7 @@ export class Relay {
           const reason = describeFailure(err);
           // The sink's hold grows with the streak, not with this event's attempts: one event that
           // failed many times would otherwise hold back every other for the longest wait.
-          if (sinkDown) waitMs = Math.max(waitMs ?? 0, this.backoff(down?.streak ?? 0));
+          if (sinkDown) waitMs = this.backoff(down?.streak ?? 0);
           // `to` names the receiver (its URL without the query, which may hold a secret): one failing among several is found at once.
           logger.warn(
             { sink: sink.kind, to: sinkLogName(sink.name), event: row.event_id, attempts: row.attempts + 1, retryInMs: rowWaitMs, err: reason },
