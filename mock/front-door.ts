@@ -100,14 +100,19 @@ interface Problem {
 function unknownPreference(problem: Problem, forced: Forcing | null): { asked: "code" | "example"; message: string } | null {
   const example = typeof forced?.example === "string" ? forced.example : undefined;
   if (problem.type?.endsWith("#UNKNOWN") === true && problem.title?.includes("#NOT_FOUND") === true && example !== undefined) {
-    return { asked: "example", message: `${answerNamed(forced)} has no example named ${JSON.stringify(example)} in the contract` };
+    return { asked: "example", message: noExampleNamed(answerNamed(forced), example) };
   }
   if (problem.type?.endsWith("#NOT_FOUND") !== true) return null;
   const code = /status code (\d+) is not defined/.exec(problem.detail ?? "")?.[1];
   if (code !== undefined) return { asked: "code", message: `the operation has no ${code} answer in the contract` };
   const named = /exampleKey: (.*) does not exist/.exec(problem.detail ?? "")?.[1];
-  if (named !== undefined) return { asked: "example", message: `${answerNamed(forced)} has no example named ${JSON.stringify(named)} in the contract` };
+  if (named !== undefined) return { asked: "example", message: noExampleNamed(answerNamed(forced), named) };
   return null;
+}
+
+/** What the error detail says of an example name `answer` ("the 409 answer") lacks. */
+function noExampleNamed(answer: string, name: string): string {
+  return `${answer} has no example named ${JSON.stringify(name)} in the contract`;
 }
 
 /** "the 409 answer" when a status was forced, else "the answer". */
@@ -391,11 +396,9 @@ function withoutTrailingSlash(url: string): string {
 function exampleOfNoContent(forced: Forcing): { location: "header" | "query"; path: string; message: string } {
   const name = forced.example === true || forced.example === undefined ? "" : forced.example;
   const where = askedWhere(forced, "example");
-  if (typeof forced.code === "string" && forced.code !== "204") {
-    return { ...where, message: `the ${forced.code} answer has no example named ${JSON.stringify(name)} in the contract` };
-  }
+  if (typeof forced.code === "string" && forced.code !== "204") return { ...where, message: noExampleNamed(answerNamed(forced), name) };
   const status = forced.askedIn === "header" ? `code=<status>, example=${name}` : `__code=<status>&__example=${encodeURIComponent(name)}`;
-  return { ...where, message: `the answer has no example named ${JSON.stringify(name)} in the contract: a 204 has no body (name the status of the answer that has it: ${status})` };
+  return { ...where, message: `${noExampleNamed("the answer", name)}: a 204 has no body (name the status of the answer that has it: ${status})` };
 }
 
 function violationsOf(reply: http.IncomingMessage): http.OutgoingHttpHeaders {
