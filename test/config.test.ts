@@ -382,7 +382,10 @@ describe("event sinks", () => {
     expect(withCredentials[0]).toMatch(/^AGENTD_WEBHOOK_URLS: must not carry a user name or password/);
     expect(withCredentials[0]).not.toContain("s3cret");
     expect(errors({ AGENTD_BUS_URL: "http://bus.example" })[0]).toMatch(/^AGENTD_BUS_URL: must be an amqp:\/\/ or amqps:\/\/ URL/);
-    expect(errors({ AGENTD_EVENT_RETRY_MIN: "10s", AGENTD_EVENT_RETRY_MAX: "1s" })).toEqual(["AGENTD_EVENT_RETRY_MAX: must be at least AGENTD_EVENT_RETRY_MIN (10000 ms)"]);
+    expect(errors({ AGENTD_EVENT_RETRY_MIN: "10s", AGENTD_EVENT_RETRY_MAX: "1s" })).toEqual([
+      'AGENTD_EVENT_RETRY_MAX: must be at least AGENTD_EVENT_RETRY_MIN (10000 ms), got "1s"',
+    ]);
+    expect(errors({ AGENTD_EVENT_RETRY_MIN: "2m" })).toEqual(["AGENTD_EVENT_RETRY_MAX: must be at least AGENTD_EVENT_RETRY_MIN (120000 ms), got the default \"1m\" (unset)"]);
   });
 
   it("refuses the API and the operator listener on one port, whatever their addresses", () => {

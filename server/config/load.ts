@@ -65,7 +65,13 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
   if (webhookUrls.length > 0 && webhookSecret === null && !isSet(V.webhookSecret)) {
     errors.push(`${V.webhookSecret.name}: must be set when ${V.webhookUrls.name} is`);
   }
-  if (retryMaxMs < retryMinMs) errors.push(`${V.retryMaxMs.name}: must be at least ${V.retryMinMs.name} (${retryMinMs} ms)`);
+  if (retryMaxMs < retryMinMs) {
+    // Unset, the maximum is its default: the message says so, since the
+    // operator only set the minimum.
+    const max = read(V.retryMaxMs.name);
+    const got = max === undefined ? `, got the default "${V.retryMaxMs.default}" (unset)` : `, got ${JSON.stringify(max)}`;
+    errors.push(`${V.retryMaxMs.name}: must be at least ${V.retryMinMs.name} (${retryMinMs} ms)${got}`);
+  }
   // The API and the operator listener on one port: the second to listen
   // would fail with EADDRINUSE, which reads as another process's doing.
   // Refused whatever the two addresses: telling which ones overlap (a name,
