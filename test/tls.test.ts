@@ -73,7 +73,14 @@ describe("generated self-signed certificate", () => {
   // Found by an operator's walk: on PostgreSQL the certificate made the data directory, 0755.
   it("makes a data directory that does not exist yet private to its user", async () => {
     const dataDir = join(await freshDir(), "data");
-    await loadOrCreateCertificate({ dataDir });
+    // Under the usual umask, so that the test fails if the folder is made
+    // with the default mode (a umask of 077 would make that 0700 too).
+    const umask = process.umask(0o022);
+    try {
+      await loadOrCreateCertificate({ dataDir });
+    } finally {
+      process.umask(umask);
+    }
     expect((await stat(dataDir)).mode & 0o777).toBe(0o700);
   });
 
