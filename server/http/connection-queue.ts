@@ -14,7 +14,7 @@ import type { RequestHandler } from "express";
  * would lose the answers of requests already handled: a pause made whose
  * 204 never arrives.
  */
-const MAX_WAITING = 32;
+export const MAX_WAITING = 32;
 
 /**
  * Requests a connection may have dropped past MAX_WAITING before it is
@@ -24,7 +24,7 @@ const MAX_WAITING = 32;
  * a burst of small requests in one write (a few hundred) brings, so such a
  * client still gets its answers; a flood is cut off.
  */
-const MAX_DROPPED = 4096;
+export const MAX_DROPPED = 4096;
 
 /** One connection's requests: the one being handled, those waiting behind it. */
 interface Queue {
