@@ -168,6 +168,8 @@ describe("npm run mock -- --stateful, on the contract's example agents, with a w
     expect((await get("/agents/by-number/1001")).json).toEqual(before);
     // An empty JSON body is no body, as on the server.
     expect((await call(mock.url, "POST", "/agents/by-number/1001/unpause", { headers: JSON_BODY, body: "" })).status).toBe(204);
+    // And of any type, as fetch sends `body: ""` (text/plain).
+    expect((await call(mock.url, "POST", "/agents/by-number/1001/unpause", { headers: { ...TOKEN, "Content-Type": "text/plain;charset=UTF-8" }, body: "" })).status).toBe(204);
   });
 
   // Found by a front-end developer's walk: a BOM reached Prism, which answered in its HTTP

@@ -91,6 +91,7 @@ describe("Prism mock of the contract", () => {
       { method: "POST", headers: { ...TOKEN, ...JSON_BODY }, body: JSON.stringify({ reason: "lunch break" }) },
       { method: "POST", headers: { ...TOKEN, ...JSON_BODY }, body: "{}" },
       { method: "POST", headers: TOKEN },
+      { method: "POST", headers: TOKEN, body: "" },
     ];
     for (const init of bodies) {
       const res = await call(path, init);
@@ -105,6 +106,8 @@ describe("Prism mock of the contract", () => {
       { method: "POST", headers: TOKEN },
       { method: "POST", headers: { ...TOKEN, ...JSON_BODY } },
       { method: "POST", headers: { ...TOKEN, ...JSON_BODY }, body: "{}" },
+      // fetch sends text/plain with Content-Length: 0 for an empty string, as the server takes it.
+      { method: "POST", headers: TOKEN, body: "" },
     ];
     for (const init of bodies) {
       const res = await call(path, init);
@@ -418,8 +421,6 @@ describe("Prism mock of the contract", () => {
     const pause = "/agents/by-number/1001/pause";
     const post = (body: string | undefined, type?: string) =>
       call(pause, { method: "POST", headers: { ...TOKEN, ...(type ? { "Content-Type": type } : {}) }, ...(body === undefined ? {} : { body }) });
-    // An empty body under another type, as fetch(url, { method: "POST", body: "" }) sends it (server: 415).
-    expect((await post("", "text/plain;charset=UTF-8")).status).toBe(204);
     // A lone surrogate in the reason (server: 400).
     expect((await post('{"reason":"\\ud800"}', "application/json")).status).toBe(204);
     // A 400 of Prism's validation is the operation's first 400 example, whatever was wrong.

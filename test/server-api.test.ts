@@ -416,15 +416,11 @@ describe("Expect and a declared Content-Length, over raw TLS", () => {
 describe("pause and unpause as the 17.05 client sends them", () => {
   const server = useTestServer({ agents: suiteAgents() });
 
-  async function bare(path: string): Promise<{ status: number; contentType: string | undefined; body: string }> {
+  async function bare(path: string, extra: [string, string][] = []): Promise<{ status: number; contentType: string | undefined; body: string }> {
     const url = new URL(server.url);
     const client = new RawHttpsClient(url.hostname, Number(url.port), server.ca);
     try {
-      const request = requestBytes("POST", `${url.pathname}${path}`, [
-        ["Host", url.host],
-        ["X-Auth-Token", ADMIN_TOKEN],
-        ["Content-Length", "0"],
-      ]);
+      const request = requestBytes("POST", `${url.pathname}${path}`, [["Host", url.host], ["X-Auth-Token", ADMIN_TOKEN], ["Content-Length", "0"], ...extra]);
       const answer = await client.send({ bytes: request, head: false });
       return { status: answer.status, contentType: header(answer, "content-type"), body: answer.body.toString() };
     } finally {
@@ -437,6 +433,16 @@ describe("pause and unpause as the 17.05 client sends them", () => {
     expect((await server.call("GET", `/agents/by-number/${pausable.number}`)).json).toMatchObject({ paused: true, paused_reason: null });
     expect(await bare(`/agents/by-number/${pausable.number}/unpause`)).toEqual({ status: 204, contentType: undefined, body: "" });
     expect((await server.call("GET", `/agents/by-number/${pausable.number}`)).json).toMatchObject({ paused: false, paused_reason: null });
+  });
+
+  // Found by a contract review: `fetch(url, { method: "POST", body: "" })` sends
+  // text/plain with Content-Length: 0, and got 415 for a body it did not send.
+  it("pauses and unpauses with an empty body whatever Content-Type it names, as fetch sends body: \"\"", async () => {
+    for (const type of ["text/plain;charset=UTF-8", "application/x-www-form-urlencoded", "application/json"]) {
+      expect(await bare(`/agents/by-number/${pausable.number}/pause`, [["Content-Type", type]]), type).toEqual({ status: 204, contentType: undefined, body: "" });
+      expect((await server.call("GET", `/agents/by-number/${pausable.number}`)).json).toMatchObject({ paused: true, paused_reason: null });
+      expect(await bare(`/agents/by-number/${pausable.number}/unpause`, [["Content-Type", type]]), type).toEqual({ status: 204, contentType: undefined, body: "" });
+    }
   });
 
   it("answers the contract's 404 and 409 to such requests too", async () => {

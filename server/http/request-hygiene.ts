@@ -17,6 +17,7 @@ const CONDITIONAL_HEADERS = ["if-none-match", "if-modified-since", "if-match", "
  *   type or size, is refused as invalid (400, as the mocks answer too), not
  *   ignored when it is JSON and refused with a 413 or 415 the GETs do not
  *   have when it is not.
+ * - The Content-Type of a request without a body is dropped (below).
  * - A request that carries a body must say it is JSON. Otherwise a body with
  *   no or another Content-Type would be silently ignored, and a pause with a
  *   reason sent as text would succeed without its reason.
@@ -40,6 +41,7 @@ export function requestHygiene(bodyLimitBytes: number): RequestHandler {
     for (const name of CONDITIONAL_HEADERS) {
       if (headers[name] !== undefined) delete headers[name];
     }
+    withoutTypeOfNoBody(req);
     const refused = bodyOnGet(req);
     if (refused !== null) {
       next(refused);
@@ -68,6 +70,17 @@ export function declaredTooLarge(req: IncomingMessage, limitBytes: number): bool
 /** Whether the request says it carries a body (chunked, or a length over 0). */
 export function hasBody(req: IncomingMessage): boolean {
   return req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
+}
+
+/**
+ * Drops the Content-Type of a request that carries no body, which describes
+ * nothing: `fetch(url, { method: "POST", body: "" })` sends `text/plain`
+ * with `Content-Length: 0`, and the validator would answer 415 to a pause or
+ * an unpause the contract lets a client send without a body (Prism's
+ * mock takes it).
+ */
+function withoutTypeOfNoBody(req: IncomingMessage): void {
+  if (req.headers["content-type"] !== undefined && !hasBody(req)) delete req.headers["content-type"];
 }
 
 /**
