@@ -15,9 +15,10 @@
 // a pause shows on the next read and sends its events. Both answer
 // POST /__mock/reset; only the stateful one has state to put back.
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { load } from "js-yaml";
 import { duration } from "../server/config/parsers.js";
 import { loadConfig } from "../server/config/load.js";
 import { CONTRACT } from "../server/contract.js";
@@ -112,7 +113,9 @@ async function stateless(release: string | undefined): Promise<void> {
       `agentd stateless mock on ${front.url}: call this address; Prism's mock behind it, on ${prismUrl} (the address Prism printed above), is internal` +
         (delayMs === 0 ? "" : `; every answer delayed ${delayMs} ms`),
     );
-    console.error(`  try:     curl -H 'X-Auth-Token: any' ${front.url}/agents`);
+    // A release before tokens (15.18 and older) takes none.
+    const withToken = (load(readFileSync(spec, "utf8")) as { components?: { securitySchemes?: object } }).components?.securitySchemes !== undefined;
+    console.error(`  try:     curl ${withToken ? "-H 'X-Auth-Token: any' " : ""}${front.url}/agents`);
   } catch (err) {
     console.error(`npm run mock: the mock could not start: ${(err as Error).message}`);
     prism.kill("SIGTERM");

@@ -97,6 +97,34 @@ describe("README", () => {
     expect(found).toEqual([]);
   });
 
+  // Found by a walk through the README: a usage line (`[--agents N]`) and a
+  // placeholder (`--id <id>`) in shell blocks, which stop a pasted block:
+  // `<id>` is a redirection, `[--agents` a bad glob in zsh.
+  it("has shell blocks that bash and zsh parse, with no usage placeholders, in every Markdown file", () => {
+    const found: string[] = [];
+    for (const file of markdownFiles()) {
+      const where = path.relative(repoRoot, file);
+      const blocks: { line: number; text: string }[][] = [];
+      for (const line of shellLines(readFileSync(file, "utf8"))) {
+        const block = blocks.at(-1);
+        if (block !== undefined && block.at(-1)!.line === line.line - 1) block.push(line);
+        else blocks.push([line]);
+      }
+      for (const block of blocks) {
+        for (const { line, text } of block) if (/(^|\s)<[A-Za-z][\w.-]*>|\[--/.test(text)) found.push(`${where}:${line}: placeholder: ${text.trim()}`);
+        const script = block.map(({ text }) => text).join("\n") + "\n";
+        for (const shell of ["bash", "zsh"]) {
+          try {
+            execFileSync(shell, ["-n"], { input: script, stdio: ["pipe", "ignore", "pipe"] });
+          } catch (error) {
+            found.push(`${where}:${block[0]!.line}: ${shell} -n: ${String((error as { stderr?: unknown }).stderr).trim()}`);
+          }
+        }
+      }
+    }
+    expect(found).toEqual([]);
+  });
+
   it("finds a comment only where a shell would", () => {
     expect(commentAt("npm test # run them")).toBe(9);
     expect(commentAt("# alone")).toBe(0);

@@ -2,7 +2,7 @@
 // From another project, import from "agentd/client" instead of "../index.js".
 import { createAgentdClient, type ErrorIdOf } from "../index.js";
 
-const agentd = createAgentdClient({ baseUrl: "https://localhost:9493/1.0", token: process.env.AGENTD_TOKEN!, ca: "server.pem" });
+const agentd = createAgentdClient({ baseUrl: "https://localhost:9493/1.0", token: process.env.AGENTD_TOKEN!, ca: "data/tls/cert.pem" });
 
 // Every identifier a pause's error answers carry, from the contract: a
 // missing one, a misspelt one or one the pause never answers is a type error.
