@@ -24,6 +24,7 @@ import { loadOrCreateCertificate, tlsServerOptions } from "./tls/certificate.js"
 import { PathFailure } from "./failure.js";
 import { hostPort } from "./host-port.js";
 import { responseHeaders } from "./http/response-headers.js";
+import { gracefulStop } from "./http/graceful-stop.js";
 
 export interface RunningServer {
   /** e.g. https://127.0.0.1:9493/1.0 */
@@ -163,6 +164,7 @@ export async function startServer(config: Config, logger: Logger, pgliteThread?:
       app,
     );
     server = listening;
+    const stopping = gracefulStop(listening, logger);
     // Bounded waits, so a slow or stalled client cannot hold a connection forever.
     server.headersTimeout = 10_000;
     server.requestTimeout = 30_000;
@@ -201,7 +203,7 @@ export async function startServer(config: Config, logger: Logger, pgliteThread?:
           readiness.drain();
           if (config.drainDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.drainDelayMs));
           await admin?.close();
-          await stopListening(listening, config.shutdownTimeoutMs);
+          await stopping.stop(config.shutdownTimeoutMs);
           await tokenVerifier.close?.();
           await relay?.stop();
           await opened.db.close();
@@ -279,17 +281,4 @@ async function firstAdminToken(config: Config, stores: Stores, logger: Logger): 
     logger.warn("no token is left that has not expired or been revoked: every request is refused 401 until one is made with `agentd token create`");
   }
   return null;
-}
-
-/** Graceful stop: no new connections, in-flight requests finish (bounded), idle keep-alives close. */
-function stopListening(server: https.Server, timeoutMs: number): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const force = setTimeout(() => server.closeAllConnections(), timeoutMs);
-    force.unref();
-    server.close(() => {
-      clearTimeout(force);
-      resolve();
-    });
-    server.closeIdleConnections();
-  });
 }

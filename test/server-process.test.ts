@@ -295,6 +295,7 @@ describe("agentd serve on the embedded defaults", () => {
     const ca = readFileSync(path.join(dataDir, "tls/cert.pem"), "utf8");
     const body = JSON.stringify({ reason: "in flight" });
     let stopped: ReturnType<AgentdProcess["kill"]> | undefined;
+    let response = "";
     const answered = new Promise<number>((resolve, reject) => {
       const socket = tls.connect({ host: "127.0.0.1", port, ca, servername: "localhost" }, () => {
         socket.write(
@@ -307,14 +308,17 @@ describe("agentd serve on the embedded defaults", () => {
           setTimeout(() => socket.write(body.slice(5)), 500);
         }, 300);
       });
-      let response = "";
       socket.on("data", (chunk) => (response += chunk));
       socket.on("end", () => resolve(Number(/^HTTP\/1\.1 (\d+)/.exec(response)?.[1])));
       socket.on("close", () => resolve(Number(/^HTTP\/1\.1 (\d+)/.exec(response)?.[1])));
       socket.on("error", reject);
     });
     expect(await answered).toBe(204);
+    // Found by an operator's walk: a keep-alive connection busy when the stop
+    // began was served on until AGENTD_SHUTDOWN_TIMEOUT cut it, mid-request.
+    expect(response).toMatch(/\r\nConnection: close\r\n/i);
     expect((await stopped)?.code).toBe(0);
+    expect(served.logs()).not.toContain("requests still in flight");
     const last = served.logs().trim().split("\n").at(-1) ?? "";
     expect(JSON.parse(last)).toMatchObject({ level: 30, msg: "stopped" });
 
@@ -343,6 +347,31 @@ describe("agentd serve on the embedded defaults", () => {
       expect(ended.code).toBe(1);
       expect(draining.output()).toContain("agentd: SIGINT again while shutting down: exiting now, without waiting for requests in flight");
       expect(draining.logs()).toContain('"msg":"signal again while shutting down: exiting now, without waiting for requests in flight"');
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
+
+  it("cuts a request still in flight at the end of AGENTD_SHUTDOWN_TIMEOUT, saying so in the log, and exits 0", async () => {
+    const own = mkdtempSync(path.join(tmpdir(), "agentd-cut-"));
+    try {
+      await ownDataDir(own);
+      const stuck = await spawnAgentd({ AGENTD_DATA_DIR: own, AGENTD_SHUTDOWN_TIMEOUT: "1s", AGENTD_LOG_LEVEL: "info" }, { cwd: own });
+      const url = new URL(stuck.url);
+      const socket = tls.connect({ host: url.hostname, port: Number(url.port), ca: readFileSync(path.join(own, "tls/cert.pem"), "utf8"), servername: "localhost" });
+      let response = "";
+      socket.on("data", (chunk) => (response += chunk));
+      socket.on("error", () => undefined);
+      const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+      await new Promise((resolve) => socket.once("secureConnect", resolve));
+      // A body that never comes: the request is in flight once the server has said 100 Continue.
+      socket.write(`POST ${BASE_PATH}/agents/by-number/1001/pause HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 20\r\nExpect: 100-continue\r\n\r\n`);
+      await vi.waitFor(() => expect(response).toContain("HTTP/1.1 100 Continue"), { timeout: 30_000, interval: 20 });
+      const ended = await stuck.kill("SIGTERM");
+      expect(ended.code).toBe(0);
+      await closed;
+      expect(response).not.toMatch(/HTTP\/1\.1 [2-5]\d\d /);
+      expect(stuck.logs()).toContain("requests still in flight at the end of AGENTD_SHUTDOWN_TIMEOUT");
     } finally {
       rmSync(own, { recursive: true, force: true });
     }
