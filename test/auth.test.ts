@@ -84,6 +84,16 @@ describe("ExternalVerifier (wazo-auth compatible service)", () => {
     expect(service.requests).toHaveLength(0);
   });
 
+  // Found by a security review: `..` made the check HEAD /0.1/?scope=…, `.` HEAD
+  // /0.1/token/?scope=…, which a lenient service answered 204.
+  it("a token `.` or `..` is invalid without asking: it would be a dot segment of the check's path", async () => {
+    const v = make();
+    for (const token of [".", ".."]) expect(await v.verify(token, READ_ALL), token).toEqual(INVALID);
+    expect(service.requests).toHaveLength(0);
+    expect(await v.verify("...", READ_ALL)).toEqual(INVALID);
+    expect(service.requests).toEqual([{ method: "HEAD", token: "...", scope: READ_ALL }]);
+  });
+
   it("caches a positive answer per (token, acl)", async () => {
     const v = make();
     expect(await v.verify("admin-token", READ_ALL)).toEqual({ ok: true });

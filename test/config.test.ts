@@ -240,6 +240,9 @@ describe("bad values name their variable", () => {
     ["AGENTD_AUTH_URL", "ftp://auth", /http:\/\/ or https:\/\//],
     ["AGENTD_AUTH_URL", "auth.example:9497", /http:\/\/ or https:\/\//],
     ["AGENTD_AUTH_URL", "https://auth/?x=1", /query/],
+    // Found by a security review: never sent, only shown in the banner and the log.
+    ["AGENTD_AUTH_URL", "https://svc:s3cret@auth.example", /must not carry a user name or password: .*, got "https:\/\/svc:\*\*\*@auth.example\/"$/],
+    ["AGENTD_AUTH_URL", "ftp://u:s3cret@auth.example", /http:\/\/ or https:\/\/ URL, got "ftp:\/\/u:\*\*\*@auth.example\/"$/],
     ["AGENTD_AUTH_TIMEOUT", "soon", /duration like 500ms, 2s or 1m/],
     ["AGENTD_AUTH_TIMEOUT", "0", /greater than 0/],
     ["AGENTD_AUTH_TIMEOUT", "-2s", /duration/],

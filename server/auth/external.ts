@@ -92,7 +92,10 @@ export class ExternalVerifier implements TokenVerifier {
   }
 
   async verify(token: string, acl: string): Promise<Verdict> {
-    if (token === "") return { ok: false, error: "invalid token or unauthorized" };
+    // `.` and `..` would be dot segments of the check's path (/0.1/token/..
+    // is /0.1/), which URL parsing removes, escaped or not: the service would
+    // be asked about another path. No service issues such a token.
+    if (token === "" || token === "." || token === "..") return { ok: false, error: "invalid token or unauthorized" };
     const key = JSON.stringify([token, acl]);
     if (this.allowed?.get(key)) {
       this.onCacheHit();

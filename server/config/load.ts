@@ -2,6 +2,7 @@ import { join } from "node:path";
 import dotenv from "dotenv";
 import type { Config, Values } from "./config.js";
 import { VARIABLE_LIST, VARIABLES, type Variable } from "./variables.js";
+import { shownUrl } from "../shown-url.js";
 
 export type LoadConfigResult = { ok: true; config: Config } | { ok: false; errors: string[] };
 
@@ -28,7 +29,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     try {
       return v.parse(raw, cwd);
     } catch (error) {
-      const got = v.secret ? ` (value not shown, ${raw.length} characters)` : `, got ${JSON.stringify(raw)}`;
+      const got = v.secret ? ` (value not shown, ${raw.length} characters)` : `, got ${JSON.stringify(withoutPassword(raw))}`;
       errors.push(`${v.name}: ${(error as Error).message}${got}`);
       return unset();
     }
@@ -120,4 +121,13 @@ export function loadDotEnv(cwd: string, env: NodeJS.ProcessEnv = process.env): s
     if (env[name] === undefined || env[name].trim() === "") env[name] = value;
   }
   return path;
+}
+
+/** A refused value as an error may show it: a URL's password (and query) masked. */
+function withoutPassword(raw: string): string {
+  try {
+    return new URL(raw).password === "" ? raw : shownUrl(raw);
+  } catch {
+    return raw;
+  }
 }

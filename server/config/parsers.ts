@@ -94,6 +94,9 @@ export function postgresUrl(raw: string): string {
 export function authUrl(raw: string): string {
   const parsed = url(raw, ["http:", "https:"], true);
   if (parsed.search !== "" || parsed.hash !== "") throw new Error("must not have a query or fragment");
+  // They would never be sent (each check carries the token it checks, and
+  // nothing else), only shown: in the banner and the log.
+  if (parsed.username !== "" || parsed.password !== "") throw new Error("must not carry a user name or password: the service is asked with the token being checked alone");
   return parsed.href.replace(/\/+$/, "");
 }
 

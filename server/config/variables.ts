@@ -110,7 +110,7 @@ export const VARIABLES = {
     name: "AGENTD_AUTH_URL",
     default: null,
     unset: null,
-    description: "http(s) URL of a wazo-auth compatible service; when set, tokens are checked there instead of in the database.",
+    description: "http(s) URL of a wazo-auth compatible service, without a user name or password; when set, tokens are checked there instead of in the database.",
     parse: authUrl,
   }),
   authTimeoutMs: variable({
