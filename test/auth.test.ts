@@ -94,6 +94,24 @@ describe("ExternalVerifier (wazo-auth compatible service)", () => {
     expect(service.requests).toEqual([{ method: "HEAD", token: "...", scope: READ_ALL }]);
   });
 
+  // Found by a security review: a flood of made-up tokens used up the check
+  // budget, and a valid token was refused 429 once its cached answer expired,
+  // or on an ACL not asked yet.
+  it("a token the service knows (204 or 403) is checked past the check budget; others wait for it, and one found revoked again", async () => {
+    let budget = 2;
+    const v = make({ cacheTtlMs: 0, checkBudget: () => Promise.resolve(budget-- > 0 ? { ok: true } : { ok: false, retryAfterSeconds: 1 }) });
+    expect(await v.verify("admin-token", READ_ALL)).toEqual({ ok: true });
+    expect(await v.verify("reader-token", PAUSE_1001)).toEqual(FORBIDDEN);
+    const tooMany = { ok: false, error: "too many requests", retryAfterSeconds: 1 };
+    expect(await v.verify("unknown-token", READ_ALL)).toEqual(tooMany);
+    expect(await v.verify("admin-token", PAUSE_1001)).toEqual({ ok: true });
+    expect(await v.verify("reader-token", READ_ALL)).toEqual({ ok: true });
+    expect(service.requests.map((r) => r.token)).toEqual(["admin-token", "reader-token", "admin-token", "reader-token"]);
+    service.tokens.delete("reader-token");
+    expect(await v.verify("reader-token", READ_ALL)).toEqual(INVALID);
+    expect(await v.verify("reader-token", READ_ALL)).toEqual(tooMany);
+  });
+
   it("caches a positive answer per (token, acl)", async () => {
     const v = make();
     expect(await v.verify("admin-token", READ_ALL)).toEqual({ ok: true });

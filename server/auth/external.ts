@@ -46,6 +46,14 @@ export class ExternalVerifier implements TokenVerifier {
   private readonly checkBudget: CheckBudget | null;
   /** Only positive answers are kept, so a failure is always asked again. */
   private readonly allowed: LRUCache<string, true> | null;
+  /**
+   * Tokens the service has said it knows (204, or 403 for an ACL they lack):
+   * their checks are not taken from the check budget, so a flood of made-up
+   * tokens, which uses it up, cannot refuse them once their cached answer
+   * has expired, or for an ACL not asked yet. Only the service's own answers
+   * put a token here, and each check still goes to the service.
+   */
+  private readonly known: LRUCache<string, true>;
   /** Set by close(): a check it abandons is not the service's failure. */
   private closed = false;
   /** Our own keep-alive pool, closed with the verifier; null when a fetch was injected. */
@@ -59,6 +67,7 @@ export class ExternalVerifier implements TokenVerifier {
     this.checkBudget = options.checkBudget ?? null;
     const ttl = options.cacheTtlMs ?? 10_000;
     const size = options.cacheSize ?? 10_000;
+    this.known = new LRUCache<string, true>({ max: Math.max(1, size) });
     this.allowed =
       ttl > 0 && size > 0
         ? new LRUCache<string, true>({
@@ -110,7 +119,7 @@ export class ExternalVerifier implements TokenVerifier {
       return { ok: false, error: "invalid token or unauthorized" };
     }
 
-    const taken = (await this.checkBudget?.()) ?? { ok: true };
+    const taken = (this.known.has(token) ? null : await this.checkBudget?.()) ?? { ok: true };
     if (!taken.ok) return { ok: false, error: "too many requests", retryAfterSeconds: taken.retryAfterSeconds };
 
     let status: number;
@@ -127,10 +136,14 @@ export class ExternalVerifier implements TokenVerifier {
     switch (status) {
       case 204:
         this.allowed?.set(key, true);
+        this.known.set(token, true);
         return { ok: true };
       case 404:
+        // Revoked or expired, if it was known: checks of it take from the budget again.
+        this.known.delete(token);
         return { ok: false, error: "invalid token or unauthorized" };
       case 403:
+        this.known.set(token, true);
         return { ok: false, error: "insufficient permissions" };
       default:
         this.log?.warn({ authUrl: this.base, status }, "authentication server gave an unexpected answer");
@@ -157,6 +170,7 @@ export class ExternalVerifier implements TokenVerifier {
   async close(): Promise<void> {
     this.closed = true;
     this.allowed?.clear();
+    this.known.clear();
     await this.agent?.destroy();
   }
 }
