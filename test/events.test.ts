@@ -460,6 +460,40 @@ describe("the relay, when one receiver or one event fails", () => {
     });
   }, 40_000);
 
+  // Found by an operator's walk: after a short PostgreSQL outage, the rows a round had
+  // delivered or claimed stayed claimed for the whole lease, holding back every later
+  // event of their agents, and the delivered ones were then sent again.
+  it("a round cut off by an outage writes back what it could not once the database answers: delivered rows deleted, the rest handed back, not left to their lease", async () => {
+    let down = false;
+    let downStatements = 0;
+    const outage = (db: Sql): Sql => ({
+      ...db,
+      query: (...args: Parameters<Sql["query"]>) => {
+        if (!down) return db.query(...args);
+        downStatements++;
+        return Promise.reject(new DatabaseUnavailableError("connect ECONNREFUSED"));
+      },
+    });
+    // Leased, as on PostgreSQL; a lease far longer than the test may wait.
+    await withRelay({ sql: outage, retryMinMs: 50, retryMaxMs: 200, leaseMs: 600_000 }, async ({ db, store, receiver, relay }) => {
+      receiver.delayMs = 20;
+      // The database goes away once the third event has reached the receiver, with the round under way.
+      receiver.answer = () => {
+        if (receiver.received.length === 3) down = true;
+        return 204;
+      };
+      const reasons = ["r0", "r1", "r2", "r3", "r4", "r5"];
+      for (const reason of reasons) expect(await store.pause("1001", reason)).toBe("paused");
+      await relay.start(false);
+      // The round failed to write back, and a later one too, while the database was away.
+      await vi.waitFor(() => expect(downStatements).toBeGreaterThanOrEqual(3), { timeout: 15_000, interval: 10 });
+      down = false;
+      await vi.waitFor(async () => expect((await db.query("SELECT 1 FROM event_outbox")).length).toBe(0), { timeout: 15_000, interval: 20 });
+      // Each once, in order: the delivered rows were deleted, not sent again.
+      expect(reasonsTo(receiver, "1001")).toEqual(reasons);
+    });
+  }, 40_000);
+
   it("delivers to one receiver while another has not answered yet: each sink has its own loop", async () => {
     const database = await freshPglite();
     const db = await database.openMigrated();

@@ -114,6 +114,21 @@ interface Down {
   until: number;
 }
 
+/**
+ * What a round could not write back because the database failed: its
+ * delivered rows to delete, and its claimed rows to hand back (each list
+ * with the wait before it is due). Written first thing once the database
+ * answers again (round): otherwise the delivered rows would go out again,
+ * and every row would wait out its lease, holding back its agent's later
+ * events.
+ */
+interface Unsettled {
+  delivered: string[];
+  release: { seqs: string[]; waitMs: number }[];
+  /** When the rows were claimed (performance.now()): past the lease they are due anyway, maybe claimed by another instance, and are not handed back. */
+  claimedAt: number;
+}
+
 /** A row as event_outbox_claim and event_outbox_peek return it (one sink's: they take its name). */
 interface Row {
   seq: string;
@@ -138,6 +153,8 @@ export class Relay {
   private deliveredSinceVacuum = 0;
   /** Where each sink's claims by agent stand (claimByAgent). */
   private readonly byAgent: Map<string, ByAgent>;
+  /** By sink name: what a round that failed could not write back (Unsettled). */
+  private readonly unsettled = new Map<string, Unsettled>();
   /** The sinks that looked down, by name, until their retry. */
   private readonly down = new Map<string, Down>();
   /** A database outage, as the loops see it together: logged once, not once per sink. */
@@ -243,6 +260,7 @@ export class Relay {
 
   /** One claim of `sink`'s due rows and their deliveries; returns whether more may be due now (a full batch, or an agent that took its whole share). */
   private async round(sink: EventSink): Promise<boolean> {
+    await this.settleLeftover(sink);
     const limit = this.options.batchSize ?? DEFAULT_BATCH;
     const claimedAt = performance.now();
     // Each way, when it claims nothing, lets the other try in the same
@@ -422,7 +440,13 @@ export class Relay {
             { sink: sink.kind, to: sinkLogName(sink.name), event: row.event_id, attempts: row.attempts + 1, retryInMs: rowWaitMs, err: reason },
             "event delivery failed",
           );
-          await sql.query(RETRY, [row.seq, rowWaitMs, storedReason(reason)]);
+          try {
+            await sql.query(RETRY, [row.seq, rowWaitMs, storedReason(reason)]);
+          } catch (retryFailure) {
+            // Not recorded: the row and the agent's later ones wait for the retry all the same.
+            unsent.push(...rows.slice(index).map((r) => r.seq));
+            throw retryFailure;
+          }
           (sinkDown ? unsent : handedBack).push(...rows.slice(index + 1).map((r) => r.seq));
           return;
         }
@@ -448,13 +472,44 @@ export class Relay {
     } finally {
       await deletion.running;
       // The rest, and after a failure everything left, in one statement: all of it is deleted or none.
-      if (toDelete.length > 0) await sql.query(DELIVERED, [toDelete.splice(0)]);
-      if (unsent.length > 0) await sql.query(RELEASE, [unsent, waitMs ?? this.options.retryMinMs]);
-      if (handedBack.length > 0) await sql.query(RELEASE, [handedBack, 0]);
+      await this.settle(sink, {
+        delivered: toDelete.splice(0),
+        release: [
+          { seqs: unsent, waitMs: waitMs ?? this.options.retryMinMs },
+          { seqs: handedBack, waitMs: 0 },
+        ],
+        claimedAt,
+      });
     }
     // A DELETE failed, then the one that took its rows succeeded: the round still says the database failed once.
     if (deletion.failure !== undefined) throw deletion.failure;
     return { delivered, waitMs };
+  }
+
+  /** Writes back what a round leaves (Unsettled); when the database fails, keeps it for the sink's next round, and throws. */
+  private async settle(sink: EventSink, work: Unsettled): Promise<void> {
+    const { sql, leaseMs } = this.options;
+    try {
+      if (work.delivered.length > 0) await sql.query(DELIVERED, [work.delivered]);
+      work.delivered = [];
+      const lapsed = !this.embedded && performance.now() - work.claimedAt >= leaseMs;
+      while (!lapsed && work.release.length > 0) {
+        const { seqs, waitMs } = work.release[0]!;
+        if (seqs.length > 0) await sql.query(RELEASE, [seqs, waitMs]);
+        work.release.shift();
+      }
+    } catch (err) {
+      this.unsettled.set(sink.name, work);
+      throw err;
+    }
+  }
+
+  /** What the sink's last failed round could not write back, written now, before anything is claimed. */
+  private async settleLeftover(sink: EventSink): Promise<void> {
+    const work = this.unsettled.get(sink.name);
+    if (work === undefined) return;
+    this.unsettled.delete(sink.name);
+    await this.settle(sink, work);
   }
 
   /**
