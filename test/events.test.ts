@@ -837,6 +837,36 @@ describe("sinks down", () => {
     }
   }, 20_000);
 
+  // Found by an operator's walk: a bus that was down at start, or that came back
+  // after an outage, was never logged as connected, though consumers wait for the line.
+  it("logs the bus as connected again each time it is back: after a start without it, and after it was lost", async () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: "info" }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const connected = () => lines.filter((l) => l.msg === "bus connected, exchange declared").length;
+    const proxy = await startTcpProxy({ port: 5672 });
+    const sink = new BusSink({ url: `amqp://guest:guest@127.0.0.1:${proxy.port}`, exchange: freshExchange(), timeoutMs: 2_000, logger });
+    const event = (n: number) => ({ seq: String(n), eventId: `msg_back_${n}`, agentId: 1, name: "agent_paused" as const, payload: JSON.stringify({ n }), createdAt: new Date() });
+    try {
+      await proxy.cut("refuse");
+      sink.prepare();
+      await vi.waitFor(() => expect(lines.map((l) => l.msg)).toContain("bus not reachable at start: events wait in the outbox until it is"), { timeout: 15_000, interval: 20 });
+      await proxy.restore();
+      await sink.deliver(event(1));
+      expect(connected()).toBe(1);
+      await proxy.cut("refuse");
+      await expect(sink.deliver(event(2))).rejects.toThrow();
+      await proxy.restore();
+      await sink.deliver(event(2));
+      expect(connected()).toBe(2);
+      // One line per connection made, not per delivery.
+      await sink.deliver(event(3));
+      expect(connected()).toBe(2);
+    } finally {
+      await sink.close();
+      await proxy.close();
+    }
+  }, 30_000);
+
   // A dropped connection's close can come after a newer connection replaced
   // it (bus-sink.ts, open()): it must forget only itself, or every late
   // close would cost the next event a new connection.

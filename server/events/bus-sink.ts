@@ -75,7 +75,7 @@ export class BusSink implements EventSink {
   prepare(): void {
     const link = this.link ?? this.open();
     withTimeout(link, this.options.timeoutMs, "connecting to the bus").then(
-      () => this.options.logger.info({ exchange: this.options.exchange }, "bus connected, exchange declared"),
+      () => undefined,
       (err: unknown) => {
         this.drop(link);
         this.options.logger.warn({ err: (err as Error).message, exchange: this.options.exchange }, "bus not reachable at start: events wait in the outbox until it is");
@@ -102,6 +102,8 @@ export class BusSink implements EventSink {
       channel.on("error", (err: Error) => this.options.logger.warn({ err: err.message }, "bus channel error"));
       // As upstream declared it; a no-op when it exists with these properties.
       await channel.assertExchange(this.options.exchange, "topic", { durable: true });
+      // At start, and again each time the bus is back after its connection was lost or refused.
+      this.options.logger.info({ exchange: this.options.exchange }, "bus connected, exchange declared");
       return { model, channel };
     } catch (err) {
       await model.close().catch(() => undefined);
