@@ -343,10 +343,12 @@ describe("Expect and a declared Content-Length, over raw TLS", () => {
   it("CONNECT gets the contract's 405 with Allow, then the connection closes", async () => {
     const { socket, until } = await open();
     try {
-      socket.write("CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: 127.0.0.1:22\r\n\r\n");
+      socket.write("CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: 127.0.0.1:22\r\nX-Request-Id: connect-1\r\n\r\n");
       const text = await until(/\r\n\r\n\{[^}]*\}/);
       expect(text).toMatch(/^HTTP\/1\.1 405 /);
       expect(text).toMatch(/\r\nAllow: GET, POST\r\n/);
+      // Found by a contract review: every answer to a well-formed request carries one.
+      expect(text).toMatch(/\r\nX-Request-Id: connect-1\r\n/);
       expect(text).toContain('{"error":"method not allowed"}');
     } finally {
       socket.destroy();

@@ -1,7 +1,9 @@
+import type { IncomingMessage } from "node:http";
 import type { Server } from "node:https";
 import type { Duplex } from "node:stream";
 import { afterParseError, endConnection } from "./connection-queue.js";
 import type { ErrorBody } from "./errors.js";
+import { requestIdFor } from "./logging.js";
 
 /** Requests Node's own HTTP parser refuses before Express ever sees them. */
 const PARSER_ERRORS: Readonly<Record<string, [number, string, string]>> = {
@@ -51,7 +53,7 @@ export function answerClientErrors(server: Server, headers: Readonly<Record<stri
     const [status, reason, error] = PARSER_ERRORS[err.code ?? ""] ?? [400, "Bad Request", "invalid request"];
     answer(socket, headerLines, status, reason, error);
   });
-  server.on("connect", (_req, socket: Duplex) => {
+  server.on("connect", (req: IncomingMessage, socket: Duplex) => {
     // Node hands a CONNECT's connection over untimed, its bytes unread: what
     // it sends is discarded, so its end is seen, and it is ended with a
     // grace (endConnection) once answered, here or behind the request in flight.
@@ -59,7 +61,9 @@ export function answerClientErrors(server: Server, headers: Readonly<Record<stri
     const after = afterParseError(socket);
     if (after === "close") socket.destroy();
     if (after !== "answer") return;
-    // A 405 names what is allowed (RFC 9110): the API's methods.
-    answer(socket, `${headerLines}Allow: GET, POST\r\n`, 405, "Method Not Allowed", "method not allowed");
+    // A 405 names what is allowed (RFC 9110): the API's methods. The request
+    // parsed, so its answer has an id, as every other such answer has.
+    const id = requestIdFor(req.headers["x-request-id"]);
+    answer(socket, `${headerLines}Allow: GET, POST\r\nX-Request-Id: ${id}\r\n`, 405, "Method Not Allowed", "method not allowed");
   });
 }
