@@ -603,6 +603,10 @@ export interface components {
     parameters: {
         /**
          * @description Numeric identifier of the agent.
+         *
+         *     <!-- x-since: "17.05" -->
+         *     Written in decimal digits, leading zeros allowed (`01` is agent 1);
+         *     any other form of the number (`+1`, `1e3`, `1.0`) is refused with 400.
          * @example 1
          */
         AgentId: components["schemas"]["AgentId"];
@@ -691,6 +695,10 @@ export interface operations {
             path: {
                 /**
                  * @description Numeric identifier of the agent.
+                 *
+                 *     <!-- x-since: "17.05" -->
+                 *     Written in decimal digits, leading zeros allowed (`01` is agent 1);
+                 *     any other form of the number (`+1`, `1e3`, `1.0`) is refused with 400.
                  * @example 1
                  */
                 agent_id: components["parameters"]["AgentId"];
