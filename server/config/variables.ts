@@ -102,7 +102,7 @@ export const VARIABLES = {
     name: "AGENTD_ADMIN_TOKEN",
     default: null,
     unset: null,
-    description: "At least 16 printable characters; made sure to exist with ACL agentd.# (embedded tokens, for scripted deployments); a new value revokes the token of the previous one.",
+    description: "At least 16 printable characters, random as the tokens agentd makes are (openssl rand -base64 32): the API does not slow down a client guessing tokens; made sure to exist with ACL agentd.# (embedded tokens, for scripted deployments); a new value revokes the token of the previous one.",
     secret: true,
     parse: token,
   }),
