@@ -10,7 +10,7 @@ import { describe, expect, it, vi } from "vitest";
 import { MAX_DROPPED, MAX_WAITING, oneRequestAtATime } from "../server/http/connection-queue.js";
 
 function connection() {
-  const socket = { pause: vi.fn(), destroy: vi.fn(), end: vi.fn(), once: vi.fn(), destroyed: false };
+  const socket = { pause: vi.fn(), destroy: vi.fn(), end: vi.fn(), once: vi.fn(), destroyed: false, writable: true };
   const handled: number[] = [];
   let sent = 0;
   const send = () => {

@@ -98,9 +98,10 @@ export const oneRequestAtATime: RequestHandler = (req, res, next) => {
     }
     // Not kept for as long as an idle connection lives.
     if (own.last === req && req.complete) own.last = null;
-    // The connection is gone (the client left, or it was closed): what
-    // waits is for nobody, and must change nothing.
-    if (req.socket.destroyed) {
+    // The connection is gone (the client left, or it was closed) or going
+    // (ended after an answer that closed it, as at a stop): what waits is
+    // for nobody, and must change nothing.
+    if (req.socket.destroyed || !req.socket.writable) {
       own.waiting.length = 0;
       return;
     }

@@ -2,6 +2,8 @@
 // answered, then every connection closed, each once it has no request left.
 import type { ServerResponse } from "node:http";
 import type { Server } from "node:https";
+import type { Socket } from "node:net";
+import type { Duplex } from "node:stream";
 import type { Logger } from "pino";
 
 export interface GracefulStop {
@@ -10,35 +12,55 @@ export interface GracefulStop {
 }
 
 /**
- * Tracks `server`'s answers from now on, so that a stop can tell those still
- * to be written to close their connection. Node's close() closes only the
- * connections idle at that moment: a keep-alive client busy then went on
- * being served, answer after answer, until the time-out cut its connection,
- * with a request in flight whose answer (a pause's 204, the pause made) was
- * lost.
+ * Tracks `server`'s connections and their answers not yet written, so
+ * that a stop can tell those answers to close their connection. Node's
+ * close() closes only the connections idle at that moment: a keep-alive
+ * client busy then went on being served, answer after answer, until the
+ * time-out cut its connection, with a request in flight whose answer (a
+ * pause's 204, the pause made) was lost.
+ *
+ * Kept per connection and dropped when it closes: Node never closes the
+ * answers of pipelined requests still queued on a connection that dies.
  */
 export function gracefulStop(server: Server, logger: Logger): GracefulStop {
-  const unanswered = new Set<ServerResponse>();
+  const unanswered = new Map<Duplex, Set<ServerResponse>>();
+  // Every connection, from before its TLS handshake: closeAllConnections()
+  // reaches only those that got as far as HTTP.
+  const connections = new Set<Socket>();
   let stopping = false;
+  server.on("connection", (socket: Socket) => {
+    connections.add(socket);
+    socket.once("close", () => connections.delete(socket));
+  });
   // Before the app's listener, so that an answer the app writes at once
   // already closes its connection.
-  server.prependListener("request", (_req, res: ServerResponse) => {
+  server.prependListener("request", (req, res: ServerResponse) => {
     if (stopping) {
       res.shouldKeepAlive = false;
       return;
     }
-    unanswered.add(res);
-    res.once("close", () => unanswered.delete(res));
+    let answers = unanswered.get(req.socket);
+    if (answers === undefined) {
+      const socket = req.socket;
+      const own = new Set<ServerResponse>();
+      answers = own;
+      unanswered.set(socket, own);
+      socket.once("close", () => unanswered.delete(socket));
+    }
+    const own = answers;
+    own.add(res);
+    res.once("close", () => own.delete(res));
   });
   return {
     stop: (timeoutMs) =>
       new Promise<void>((resolve) => {
         stopping = true;
-        for (const res of unanswered) if (!res.headersSent) res.shouldKeepAlive = false;
+        for (const answers of unanswered.values()) for (const res of answers) if (!res.headersSent) res.shouldKeepAlive = false;
         unanswered.clear();
         const force = setTimeout(() => {
-          logger.warn("requests still in flight at the end of AGENTD_SHUTDOWN_TIMEOUT: their connections are closed unanswered");
+          logger.warn({ connections: connections.size }, "connections still open at the end of AGENTD_SHUTDOWN_TIMEOUT (requests in flight, or clients that sent none): closed");
           server.closeAllConnections();
+          for (const socket of connections) socket.destroy();
         }, timeoutMs);
         force.unref();
         server.close(() => {
