@@ -423,6 +423,9 @@ describe("Prism mock of the contract", () => {
       call(pause, { method: "POST", headers: { ...TOKEN, ...(type ? { "Content-Type": type } : {}) }, ...(body === undefined ? {} : { body }) });
     // A lone surrogate in the reason (server: 400).
     expect((await post('{"reason":"\\ud800"}', "application/json")).status).toBe(204);
+    // An array body, without a token (server: 401).
+    const array = await call(pause, { method: "POST", headers: { "Content-Type": "application/json" }, body: "[]" });
+    expect([array.status, array.json().details]).toEqual([400, [{ location: "body", path: "", message: "must be object" }]]);
     // A 400 of Prism's validation is the operation's first 400 example, whatever was wrong.
     const emptyReason = await post('{"reason":""}', "application/json");
     expect([emptyReason.status, emptyReason.json()]).toEqual([400, contract.firstExample("pauseAgentByNumber", 400)]);
