@@ -33,8 +33,9 @@ const shared = {
 // isolate: false in the parallel project: a worker keeps the modules it has
 // loaded (the server's, the contract compiled once) from one file to the
 // next instead of loading them again for each. It holds because no test
-// mocks a module, fakes timers or changes a global (process.env included);
-// each file's own state is still its own module's.
+// mocks a module, fakes timers or changes a global (process.env included)
+// that it does not put back before it ends (tls.test.ts sets the umask
+// around one call); each file's own state is still its own module's.
 export default defineConfig({
   test: {
     ...shared,

@@ -243,6 +243,8 @@ describe("bad values name their variable", () => {
     // Found by a security review: never sent, only shown in the banner and the log.
     ["AGENTD_AUTH_URL", "https://svc:s3cret@auth.example", /must not carry a user name or password: .*, got "https:\/\/svc:\*\*\*@auth.example\/"$/],
     ["AGENTD_AUTH_URL", "ftp://u:s3cret@auth.example", /http:\/\/ or https:\/\/ URL, got "ftp:\/\/u:\*\*\*@auth.example\/"$/],
+    ["AGENTD_AUTH_URL", "https://u:s3cret@auth.example:99999/", /http:\/\/ or https:\/\/ URL, got "https:\/\/u:\*\*\*@auth.example:99999\/"$/],
+    ["AGENTD_AUTH_URL", "https://auth.example/?token=s3cret", /query or fragment, got "https:\/\/auth.example\/\?…"$/],
     ["AGENTD_AUTH_TIMEOUT", "soon", /duration like 500ms, 2s or 1m/],
     ["AGENTD_AUTH_TIMEOUT", "0", /greater than 0/],
     ["AGENTD_AUTH_TIMEOUT", "-2s", /duration/],
@@ -389,6 +391,8 @@ describe("event sinks", () => {
       'AGENTD_EVENT_RETRY_MAX: must be at least AGENTD_EVENT_RETRY_MIN (10000 ms), got "1s"',
     ]);
     expect(errors({ AGENTD_EVENT_RETRY_MIN: "2m" })).toEqual(["AGENTD_EVENT_RETRY_MAX: must be at least AGENTD_EVENT_RETRY_MIN (120000 ms), got the default \"1m\" (unset)"]);
+    // A value that does not parse is reported once, not compared as if it were the default.
+    expect(errors({ AGENTD_EVENT_RETRY_MIN: "2m", AGENTD_EVENT_RETRY_MAX: "soon" })).toEqual([expect.stringMatching(/^AGENTD_EVENT_RETRY_MAX: must be a duration .*, got "soon"$/)]);
   });
 
   it("refuses the API and the operator listener on one port, whatever their addresses", () => {

@@ -117,6 +117,8 @@ describe("README", () => {
           try {
             execFileSync(shell, ["-n"], { input: script, stdio: ["pipe", "ignore", "pipe"] });
           } catch (error) {
+            // Installed by .ci/run, as test/samples.test.ts needs it too.
+            if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new Error(`${shell} is not installed (apt-get install ${shell}): this test checks that the blocks paste into it`, { cause: error });
             found.push(`${where}:${block[0]!.line}: ${shell} -n: ${String((error as { stderr?: unknown }).stderr).trim()}`);
           }
         }

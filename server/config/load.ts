@@ -66,7 +66,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
   if (webhookUrls.length > 0 && webhookSecret === null && !isSet(V.webhookSecret)) {
     errors.push(`${V.webhookSecret.name}: must be set when ${V.webhookUrls.name} is`);
   }
-  if (retryMaxMs < retryMinMs) {
+  // Only between two values that parsed: one that did not is reported already.
+  const misread = (v: Variable<unknown>) => errors.some((error) => error.startsWith(`${v.name}:`));
+  if (retryMaxMs < retryMinMs && !misread(V.retryMaxMs) && !misread(V.retryMinMs)) {
     // Unset, the maximum is its default: the message says so, since the
     // operator only set the minimum.
     const max = read(V.retryMaxMs.name);
@@ -123,11 +125,17 @@ export function loadDotEnv(cwd: string, env: NodeJS.ProcessEnv = process.env): s
   return path;
 }
 
-/** A refused value as an error may show it: a URL's password (and query) masked. */
+/**
+ * A refused value as an error may show it: a URL's password and query
+ * masked, as the banner shows URLs (shownUrl), also in one that does not
+ * parse (a port out of range, a space in the host).
+ */
 function withoutPassword(raw: string): string {
   try {
-    return new URL(raw).password === "" ? raw : shownUrl(raw);
+    const url = new URL(raw);
+    if (url.password !== "" || url.search !== "") return shownUrl(raw);
   } catch {
-    return raw;
+    return raw.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/?#@:]*:)[^/?#@]*@/i, "$1***@").replace(/\?.*$/s, "?…");
   }
+  return raw;
 }
