@@ -17,7 +17,7 @@ export function baseUrlProblem(baseUrl: string, documentUrl: string | undefined 
   } catch {
     return "is not an absolute URL (such as https://localhost:9493/1.0)";
   }
-  if (url.protocol !== "https:" && url.protocol !== "http:") return `has the scheme ${url.protocol} where https: is expected`;
+  if (url.protocol !== "https:" && url.protocol !== "http:") return `has the scheme ${url.protocol} where https: (or http:, for the mocks) is expected`;
   return undefined;
 }
 

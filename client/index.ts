@@ -132,12 +132,12 @@ export function createAgentdClient(options: AgentdClientOptions): AgentdClient {
       toResult(await raw.GET("/agents/by-id/{agent_id}", { params: { path: { agent_id: id } } })),
     getAgentByNumber: async (number) =>
       toResult(
-        await raw.GET("/agents/by-number/{agent_number}", { params: { path: { agent_number: number } } }),
+        await raw.GET("/agents/by-number/{agent_number}", { params: { path: { agent_number: agentNumber("getAgentByNumber", number) } } }),
       ),
     pauseAgentByNumber: async (number, reason) =>
       toResult(
         await raw.POST("/agents/by-number/{agent_number}/pause", {
-          params: { path: { agent_number: number } },
+          params: { path: { agent_number: agentNumber("pauseAgentByNumber", number) } },
           // No reason, no body: the contract makes the body optional.
           ...(reason === undefined ? {} : { body: { reason } }),
         }),
@@ -145,7 +145,7 @@ export function createAgentdClient(options: AgentdClientOptions): AgentdClient {
     unpauseAgentByNumber: async (number) =>
       toResult(
         // No body at all, as the contract prefers (and as the 17.05 Python client sends it).
-        await raw.POST("/agents/by-number/{agent_number}/unpause", { params: { path: { agent_number: number } } }),
+        await raw.POST("/agents/by-number/{agent_number}/unpause", { params: { path: { agent_number: agentNumber("unpauseAgentByNumber", number) } } }),
       ),
     close: async () => {
       const close = closeTls;
@@ -185,6 +185,16 @@ export function toResult<T, E extends string = ErrorId>(r: { data?: T; error?: u
 // An Error body is taken as the contract says it is: its identifier is one
 // of the operation's (the server's answers are checked against the
 // contract by the test suite, not here).
+/**
+ * `number`, unless it is empty: `/agents/by-number//pause` is no operation,
+ * and its 404 `not found` is none of the operation's errors (an empty form
+ * field, say, as agentctl refuses an empty number).
+ */
+function agentNumber(method: string, number: string): string {
+  if (number === "") throw new AgentdConfigError(`${method}: the agent number is empty`);
+  return number;
+}
+
 function asApiError<E extends string>(body: unknown, status: number): ApiError<E> {
   if (typeof body === "object" && body !== null && typeof (body as { error?: unknown }).error === "string") {
     return body as ApiError<E>;

@@ -168,7 +168,7 @@ describe("usage errors exit 2", () => {
   it("an AGENTD_URL that is not an http(s) URL", async () => {
     const run = await runAgentctl(["agents", "list"], { ...targetEnv(), AGENTD_URL: "ftp://localhost/1.0" });
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/from env 'AGENTD_URL' is invalid\. has the scheme ftp: where https: is expected/);
+    expect(run.stderr).toMatch(/from env 'AGENTD_URL' is invalid\. has the scheme ftp: where https: \(or http:, for the mocks\) is expected/);
   });
 
   it("a token with a character no token holds, without printing the token", async () => {

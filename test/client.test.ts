@@ -255,7 +255,7 @@ describe("client behaviour without a network", () => {
   it("takes a relative base URL where there is a document to resolve it against, and only there", () => {
     expect(baseUrlProblem("/1.0", "https://supervisor.example.com/app/")).toBeUndefined();
     expect(baseUrlProblem("/1.0", undefined)).toBe("is not an absolute URL (such as https://localhost:9493/1.0)");
-    expect(baseUrlProblem("ftp://x/1.0", "https://supervisor.example.com/")).toBe("has the scheme ftp: where https: is expected");
+    expect(baseUrlProblem("ftp://x/1.0", "https://supervisor.example.com/")).toBe("has the scheme ftp: where https: (or http:, for the mocks) is expected");
     // A host without its scheme is not a path of the page's server.
     expect(baseUrlProblem("agentd.example.com/1.0", "https://supervisor.example.com/app/")).toBe("is not an absolute URL (such as https://localhost:9493/1.0)");
   });
@@ -307,7 +307,7 @@ describe("client behaviour without a network", () => {
       // fetch would throw a bare TypeError at the first request for each of these.
       [() => createAgentdClient({ baseUrl: "127.0.0.1:9493/1.0", token: "t" }), /baseUrl is not an absolute URL \(such as https:\/\/localhost:9493\/1\.0\)/],
       [() => createAgentdClient({ baseUrl: "not a url", token: "t" }), /baseUrl is not an absolute URL/],
-      [() => createAgentdClient({ baseUrl: "ftp://localhost/1.0", token: "t" }), /baseUrl has the scheme ftp: where https: is expected/],
+      [() => createAgentdClient({ baseUrl: "ftp://localhost/1.0", token: "t" }), /baseUrl has the scheme ftp: where https: \(or http:, for the mocks\) is expected/],
       [() => createAgentdClient({ baseUrl: OBSERVED_BASE_URL, token: "tok\u20acn" }), /token holds a character a token cannot hold \(U\+20AC at position 4\)/],
       [() => createAgentdClient({ baseUrl: OBSERVED_BASE_URL, token: "sjLZzwsAC9PW\u2026" }), /U\+2026 at position 13/],
       [() => createAgentdClient({ baseUrl: OBSERVED_BASE_URL, token: "two words" }), /U\+0020 at position 4/],
@@ -317,6 +317,17 @@ describe("client behaviour without a network", () => {
       expect(create).toThrow(message);
       expect(create).toThrow(AgentdConfigError);
     }
+  });
+
+  // Found by a front-end developer's walk: `/agents/by-number//pause` answered the
+  // 404 `not found`, which is none of the operation's errors.
+  it("refuses an empty agent number before any request", async () => {
+    const sent: string[] = [];
+    const client = createAgentdClient({ baseUrl: OBSERVED_BASE_URL, token: "t", fetch: (request) => (sent.push(request.url), fetch(request)) });
+    for (const call of [() => client.getAgentByNumber(""), () => client.pauseAgentByNumber("", "x"), () => client.unpauseAgentByNumber("")]) {
+      await expect(call()).rejects.toSatisfy((e: unknown) => e instanceof AgentdConfigError && /ByNumber: the agent number is empty$/.test(e.message));
+    }
+    expect(sent).toEqual([]);
   });
 });
 
