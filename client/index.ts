@@ -73,14 +73,27 @@ export interface AgentdClientOptions {
   fetch?: FetchLike;
 }
 
+/**
+ * Per call: `signal` cancels the request (`AbortController`, or
+ * `AbortSignal.timeout(ms)` for a time-out); the call then rejects with the
+ * signal's own error (`AbortError`, `TimeoutError`), not AgentdNetworkError.
+ */
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
 export interface AgentdClient {
-  listAgents(): Promise<AgentdResult<AgentStatus[], ErrorIdOf<"/agents", "get">>>;
-  getAgentById(id: number): Promise<AgentdResult<AgentStatus, ErrorIdOf<"/agents/by-id/{agent_id}", "get">>>;
-  getAgentByNumber(number: string): Promise<AgentdResult<AgentStatus, ErrorIdOf<"/agents/by-number/{agent_number}", "get">>>;
+  listAgents(options?: CallOptions): Promise<AgentdResult<AgentStatus[], ErrorIdOf<"/agents", "get">>>;
+  getAgentById(id: number, options?: CallOptions): Promise<AgentdResult<AgentStatus, ErrorIdOf<"/agents/by-id/{agent_id}", "get">>>;
+  getAgentByNumber(number: string, options?: CallOptions): Promise<AgentdResult<AgentStatus, ErrorIdOf<"/agents/by-number/{agent_number}", "get">>>;
   /** Resolves to `{ ok: true, data: undefined }` on 204. */
-  pauseAgentByNumber(number: string, reason?: string): Promise<AgentdResult<undefined, ErrorIdOf<"/agents/by-number/{agent_number}/pause", "post">>>;
+  pauseAgentByNumber(
+    number: string,
+    reason?: string,
+    options?: CallOptions,
+  ): Promise<AgentdResult<undefined, ErrorIdOf<"/agents/by-number/{agent_number}/pause", "post">>>;
   /** Ends the agent's pause (also 204 when it was not paused). Resolves to `{ ok: true, data: undefined }` on 204. */
-  unpauseAgentByNumber(number: string): Promise<AgentdResult<undefined, ErrorIdOf<"/agents/by-number/{agent_number}/unpause", "post">>>;
+  unpauseAgentByNumber(number: string, options?: CallOptions): Promise<AgentdResult<undefined, ErrorIdOf<"/agents/by-number/{agent_number}/unpause", "post">>>;
   /** The underlying typed openapi-fetch client, for direct `GET`/`POST` calls. The token is added for you. */
   raw: Client<paths>;
   /** Releases resources held by the client (the `ca` connection pool). Safe to call more than once. */
@@ -127,25 +140,32 @@ export function createAgentdClient(options: AgentdClientOptions): AgentdClient {
 
   return {
     raw,
-    listAgents: async () => toResult(await raw.GET("/agents")),
-    getAgentById: async (id) =>
-      toResult(await raw.GET("/agents/by-id/{agent_id}", { params: { path: { agent_id: id } } })),
-    getAgentByNumber: async (number) =>
+    listAgents: async (options) => toResult(await raw.GET("/agents", { signal: options?.signal })),
+    getAgentById: async (id, options) =>
+      toResult(await raw.GET("/agents/by-id/{agent_id}", { params: { path: { agent_id: id } }, signal: options?.signal })),
+    getAgentByNumber: async (number, options) =>
       toResult(
-        await raw.GET("/agents/by-number/{agent_number}", { params: { path: { agent_number: agentNumber("getAgentByNumber", number) } } }),
+        await raw.GET("/agents/by-number/{agent_number}", {
+          params: { path: { agent_number: agentNumber("getAgentByNumber", number) } },
+          signal: options?.signal,
+        }),
       ),
-    pauseAgentByNumber: async (number, reason) =>
+    pauseAgentByNumber: async (number, reason, options) =>
       toResult(
         await raw.POST("/agents/by-number/{agent_number}/pause", {
           params: { path: { agent_number: agentNumber("pauseAgentByNumber", number) } },
+          signal: options?.signal,
           // No reason, no body: the contract makes the body optional.
           ...(reason === undefined ? {} : { body: { reason } }),
         }),
       ),
-    unpauseAgentByNumber: async (number) =>
+    unpauseAgentByNumber: async (number, options) =>
       toResult(
         // No body at all, as the contract prefers (and as the 17.05 Python client sends it).
-        await raw.POST("/agents/by-number/{agent_number}/unpause", { params: { path: { agent_number: agentNumber("unpauseAgentByNumber", number) } } }),
+        await raw.POST("/agents/by-number/{agent_number}/unpause", {
+          params: { path: { agent_number: agentNumber("unpauseAgentByNumber", number) } },
+          signal: options?.signal,
+        }),
       ),
     close: async () => {
       const close = closeTls;
@@ -168,6 +188,10 @@ function networkErrorMiddleware(): Middleware {
     onError({ request, error }) {
       // Already ours (e.g. an unreadable `ca` file): keep its precise type.
       if (error instanceof AgentdError) return error;
+      // The caller cancelled it (its signal): thrown as it is (AbortError,
+      // TimeoutError), so that a page that cancels on leaving tells it from
+      // a network that failed.
+      if (request.signal.aborted) return undefined;
       return new AgentdNetworkError(request.url, error);
     },
   };
@@ -180,11 +204,6 @@ export function toResult<T, E extends string = ErrorId>(r: { data?: T; error?: u
   return { ok: false, status, error: asApiError<E>(r.error, status) };
 }
 
-// The contract promises an Error body on every error; a proxy or a server
-// that breaks the promise still yields a usable, clearly labelled error.
-// An Error body is taken as the contract says it is: its identifier is one
-// of the operation's (the server's answers are checked against the
-// contract by the test suite, not here).
 /**
  * `number`, unless it is empty: `/agents/by-number//pause` is no operation,
  * and its 404 `not found` is none of the operation's errors (an empty form
@@ -195,6 +214,11 @@ function agentNumber(method: string, number: string): string {
   return number;
 }
 
+// The contract promises an Error body on every error; a proxy or a server
+// that breaks the promise still yields a usable, clearly labelled error.
+// An Error body is taken as the contract says it is: its identifier is one
+// of the operation's (the server's answers are checked against the
+// contract by the test suite, not here).
 function asApiError<E extends string>(body: unknown, status: number): ApiError<E> {
   if (typeof body === "object" && body !== null && typeof (body as { error?: unknown }).error === "string") {
     return body as ApiError<E>;

@@ -8,6 +8,7 @@
 // results, option checks) runs on an observed client. The TLS tests use
 // their own HTTPS server with a certificate generated here.
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer as createHttpServer } from "node:http";
 import { createServer as createHttpsServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -332,6 +333,28 @@ describe("client behaviour without a network", () => {
 });
 
 describe("network failures", () => {
+  // Found by a front-end developer's walk: a page's own cancel (on leaving a
+  // screen) or time-out was reported as the network failing.
+  it("a call cancelled by its signal rejects with the signal's own error (AbortError, TimeoutError), not AgentdNetworkError", async () => {
+    // A server that takes requests and never answers them.
+    const silent = createHttpServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    try {
+      const client = createAgentdClient({ baseUrl: `http://127.0.0.1:${(silent.address() as AddressInfo).port}${BASE_PATH}`, token: "t" });
+      await expect(client.listAgents({ signal: AbortSignal.timeout(100) })).rejects.toMatchObject({ name: "TimeoutError" });
+      const controller = new AbortController();
+      const pausing = client.pauseAgentByNumber("1001", "lunch", { signal: controller.signal });
+      setTimeout(() => controller.abort(), 100);
+      await expect(pausing).rejects.toMatchObject({ name: "AbortError" });
+      for (const call of [() => client.getAgentById(1, { signal: AbortSignal.abort() }), () => client.getAgentByNumber("1001", { signal: AbortSignal.abort() }), () => client.unpauseAgentByNumber("1001", { signal: AbortSignal.abort() })]) {
+        await expect(call()).rejects.toMatchObject({ name: "AbortError" });
+      }
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
   it("an unreachable URL raises AgentdNetworkError naming the URL and the cause", async () => {
     const port = await freePort(); // released again: nothing listens there
     const baseUrl = `http://127.0.0.1:${port}${BASE_PATH}`;
