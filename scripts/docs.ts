@@ -4,8 +4,9 @@
 //                                 with the code samples, linking every release
 //                                 page and showing the changelog;
 //   docs/releases/<release>.html  each published release (apis entry agentd@<release>);
-//   beside each page, the contract it shows (openapi.yaml, or the release's
-//   frozen releases/openapi-<release>.yaml), linked from its release bar.
+//   beside each page, the contract it shows (the latest release's frozen
+//   file as openapi.yaml, or the release's releases/openapi-<release>.yaml),
+//   linked from its release bar.
 // Every page carries the same release switcher; a release page older than
 // the latest release says so and links the current page. Each page is built
 // from its view as bundled, with the state rules as prose
@@ -41,9 +42,14 @@ const pages: Page[] = [
   })),
 ];
 
-/** The contract a page shows, as published beside it: openapi.yaml, or the release's frozen file. */
-const contractSource = (page: Page): string => (page.release === null ? "openapi.yaml" : path.join("releases", `openapi-${page.release}.yaml`));
-const contractFileName = (page: Page): string => path.basename(contractSource(page));
+/**
+ * The contract a page shows, as published beside it: its release's frozen
+ * file. The current page's is the latest release's, as `openapi.yaml`:
+ * openapi.yaml itself holds every release at once (a server 15.18 removed,
+ * the x-since markers), which a reader's tools would take as today's.
+ */
+const contractSource = (page: Page): string => path.join("releases", `openapi-${page.release ?? latest}.yaml`);
+const contractFileName = (page: Page): string => (page.release === null ? "openapi.yaml" : path.basename(contractSource(page)));
 
 const escapeHtml = (text: string): string => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 

@@ -474,11 +474,12 @@ describe("every page's release switcher, notice and images in chromium", () => {
         const toPages = links.filter((link) => !link.href.includes("#") && link.href.endsWith(".html"));
         expect(toPages.map((link) => siteFile(link.href)), target.file).toEqual(pages.map((p) => p.file));
         expect(toPages.filter((link) => link.current === "page").map((link) => siteFile(link.href)), target.file).toEqual([target.file]);
-        // The contract the page shows, as a file beside it: the working contract, or the release's frozen one.
+        // The contract the page shows, as a file beside it: its release's frozen one (the latest's, on the current page).
         const contractFile = links.filter((link) => link.href.endsWith(".yaml")).map((link) => siteFile(link.href));
-        const source = target.release === null ? "openapi.yaml" : `releases/openapi-${target.release}.yaml`;
-        expect(contractFile, target.file).toEqual([source]);
-        expect(await readFile(path.join(scratch, source), "utf8"), target.file).toBe(await readFile(path.join(repoRoot, source), "utf8"));
+        const published = target.release === null ? "openapi.yaml" : `releases/openapi-${target.release}.yaml`;
+        expect(contractFile, target.file).toEqual([published]);
+        const frozen = `releases/openapi-${target.release ?? latest}.yaml`;
+        expect(await readFile(path.join(scratch, published), "utf8"), target.file).toBe(await readFile(path.join(repoRoot, frozen), "utf8"));
         // A release's page links its changes in the changelog, which only the current page has.
         const changes = links.filter((link) => link.href.includes("#section/changes-in-")).map((link) => `${siteFile(link.href)}${link.href.replace(/^[^#]*/, "")}`);
         expect(changes, target.file).toEqual(target.release === null ? [] : [`index.html#section/changes-in-${target.release}`]);
