@@ -126,7 +126,13 @@ export function descriptionMarkerProblems(description, releases) {
   const problems = [];
   lines.forEach((line, index) => {
     const marker = SECTION_MARKER.exec(line);
-    if (marker === null) return;
+    if (marker === null) {
+      // Meant as a marker but not one (`x-since: 17.05` unquoted, an
+      // `x-until`): kept as prose, it would show a later release's text in
+      // every view.
+      if (LOOKS_LIKE_MARKER.test(line)) problems.push(`${line.trim()} is not a marker: write <!-- x-since: "<release>" --> on a line of its own`);
+      return;
+    }
     const previous = lines[index - 1];
     if (!releases.includes(/** @type {string} */ (marker[1]))) problems.push(`${line.trim()} names no release of info.x-releases`);
     else if (previous !== undefined && previous.trim() !== "" && !HEADING.test(previous)) problems.push(`${line.trim()} must begin a paragraph (a blank line before it) or follow a heading`);
@@ -457,6 +463,8 @@ function historyUpTo(description, release) {
 
 /** A marker line of a description, under a heading or beginning a paragraph: `<!-- x-since: "15.19" ... -->`. */
 export const SECTION_MARKER = /^\s*<!--\s*x-since:\s*"([^"]*)".*-->\s*$/;
+/** Any line that mentions a release marker in an HTML comment: SECTION_MARKER, or a mistyped one. */
+const LOOKS_LIKE_MARKER = /<!--\s*x-(since|until)\b/;
 
 /**
  * Drops the Markdown sections marked as introduced after `release` (the

@@ -290,12 +290,15 @@ describe("the frozen-release check", () => {
       d.paths["/agents"].get.description += '\n<!-- x-since: "17.06" -->\nA later paragraph.\n';
       // Listed, but inside a paragraph: it would drop only the paragraph's end.
       d.paths[BY_ID].get.description += 'A sentence\n<!-- x-since: "17.05" -->\nand its end.\n';
+      // Found by a contract reviewer: an unquoted release made no marker, and its paragraph showed in every view.
+      d.paths["/agents/by-number/{agent_number}"].get.description += "\n\n<!-- x-since: 17.05 -->\nA later paragraph.\n";
     });
     const gate = await copy.run("contract-gate");
     expect(gate.code, show(gate)).toBe(1);
     expect(gate.stdout).toContain('#/components/schemas/AgentStatus/properties/skills x-since "17.06"');
     expect(gate.stdout).toContain('#/paths/~1agents/get/description <!-- x-since: "17.06" --> names no release of info.x-releases');
     expect(gate.stdout).toContain('#/paths/~1agents~1by-id~1{agent_id}/get/description <!-- x-since: "17.05" --> must begin a paragraph');
+    expect(gate.stdout).toContain('#/paths/~1agents~1by-number~1{agent_number}/get/description <!-- x-since: 17.05 --> is not a marker: write <!-- x-since: "<release>" --> on a line of its own');
     expect(gate.stdout).toContain("contract gate: FAILED: the release views cannot be derived from openapi.yaml");
     expect(gate.stderr).not.toMatch(/\n\s+at /);
     const diff = await copy.run("contract-diff");
