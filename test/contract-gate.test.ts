@@ -355,6 +355,9 @@ describe("the frozen-release check", () => {
     expect(gate.code, show(gate)).toBe(1);
     expect(gate.stdout).toContain("✗ releases/CHANGELOG.md is not what the published releases derive");
     expect(gate.stdout).toContain("npm run release -- --changelog rewrites it");
+    // A frozen file edited by hand shows the same way: found by a contract reviewer, who
+    // followed the advice and so made the edit part of the history.
+    expect(gate.stdout).toContain("If a frozen file changed instead (git diff -- releases/ shows it), restore that file");
     // Rewriting it is the fix.
     expect((await edited.run("release", ["--changelog"])).code).toBe(0);
     expect((await edited.run("contract-gate", ["--only", "frozen"])).code).toBe(0);

@@ -98,7 +98,10 @@ async function changelogFindings(committed: string | null, removed: string[]): P
     {
       what: committed === null ? "releases/CHANGELOG.md is missing" : "releases/CHANGELOG.md is not what the published releases derive",
       where: path.relative(projectRoot, changelogFile),
-      why: "it is generated from releases/: never edit it by hand; npm run release -- --changelog rewrites it",
+      why:
+        "it is generated from releases/: never edit it by hand; npm run release -- --changelog rewrites it. " +
+        "If a frozen file changed instead (git diff -- releases/ shows it), restore that file (git checkout -- releases/openapi-<release>.yaml): " +
+        "a published release changes only through npm run release -- <release> --amend",
     },
   ];
 }
