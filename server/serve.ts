@@ -234,10 +234,10 @@ export async function startServer(config: Config, logger: Logger, pgliteThread?:
 /** What AGENTD_ADMIN_TOKEN and the first admin token grant: every operation. */
 const ADMIN_ACLS = ["agentd.#"];
 
-/** One budget for the whole instance: it protects the auth service, not a client. */
+/** Two budgets for the whole instance (CheckBudget): they protect the auth service, not a client. */
 function checkBudget({ perSecond, burst }: { perSecond: number; burst: number }): CheckBudget {
   const limiter = burstyLimiter("auth-checks", perSecond, burst);
-  return () => limiter.take("all");
+  return (of) => limiter.take(of);
 }
 
 /** The modules that serve HTTP requests, loaded while the database opens. */

@@ -96,20 +96,37 @@ describe("ExternalVerifier (wazo-auth compatible service)", () => {
 
   // Found by a security review: a flood of made-up tokens used up the check
   // budget, and a valid token was refused 429 once its cached answer expired,
-  // or on an ACL not asked yet.
-  it("a token the service knows (204 or 403) is checked past the check budget; others wait for it, and one found revoked again", async () => {
-    let budget = 2;
-    const v = make({ cacheTtlMs: 0, checkBudget: () => Promise.resolve(budget-- > 0 ? { ok: true } : { ok: false, retryAfterSeconds: 1 }) });
-    expect(await v.verify("admin-token", READ_ALL)).toEqual({ ok: true });
-    expect(await v.verify("reader-token", PAUSE_1001)).toEqual(FORBIDDEN);
+  // or on an ACL not asked yet. Found by the review of that fix: exempting
+  // known tokens from any budget let one refused everything (403) send the
+  // service unlimited checks.
+  it("a token the service has granted something takes its checks from a budget of its own, which made-up tokens cannot use up", async () => {
+    const left = { known: 1, unknown: 2 };
+    const taken: string[] = [];
+    const v = make({
+      cacheTtlMs: 0,
+      checkBudget: (of) => {
+        taken.push(of);
+        return Promise.resolve(left[of]-- > 0 ? { ok: true } : { ok: false, retryAfterSeconds: 1 });
+      },
+    });
     const tooMany = { ok: false, error: "too many requests", retryAfterSeconds: 1 };
+    expect(await v.verify("admin-token", READ_ALL)).toEqual({ ok: true });
+    // A 403 makes no token known: its next check comes from the same budget, now used up.
+    expect(await v.verify("reader-token", PAUSE_1001)).toEqual(FORBIDDEN);
+    expect(await v.verify("reader-token", PAUSE_1001)).toEqual(tooMany);
     expect(await v.verify("unknown-token", READ_ALL)).toEqual(tooMany);
+    // The granted token, on an ACL not asked yet, from its own budget; then that one is used up too.
     expect(await v.verify("admin-token", PAUSE_1001)).toEqual({ ok: true });
-    expect(await v.verify("reader-token", READ_ALL)).toEqual({ ok: true });
-    expect(service.requests.map((r) => r.token)).toEqual(["admin-token", "reader-token", "admin-token", "reader-token"]);
-    service.tokens.delete("reader-token");
-    expect(await v.verify("reader-token", READ_ALL)).toEqual(INVALID);
-    expect(await v.verify("reader-token", READ_ALL)).toEqual(tooMany);
+    expect(await v.verify("admin-token", PAUSE_1001)).toEqual(tooMany);
+    expect(taken).toEqual(["unknown", "unknown", "unknown", "unknown", "known", "known"]);
+    expect(service.requests.map((r) => r.token)).toEqual(["admin-token", "reader-token", "admin-token"]);
+    // Revoked: its checks come from the other budget again.
+    left.known = 1;
+    left.unknown = 0;
+    service.tokens.delete("admin-token");
+    expect(await v.verify("admin-token", READ_ALL)).toEqual(INVALID);
+    expect(await v.verify("admin-token", READ_ALL)).toEqual(tooMany);
+    expect(taken.slice(-2)).toEqual(["known", "unknown"]);
   });
 
   it("caches a positive answer per (token, acl)", async () => {

@@ -47,11 +47,12 @@ export class ExternalVerifier implements TokenVerifier {
   /** Only positive answers are kept, so a failure is always asked again. */
   private readonly allowed: LRUCache<string, true> | null;
   /**
-   * Tokens the service has said it knows (204, or 403 for an ACL they lack):
-   * their checks are not taken from the check budget, so a flood of made-up
-   * tokens, which uses it up, cannot refuse them once their cached answer
-   * has expired, or for an ACL not asked yet. Only the service's own answers
-   * put a token here, and each check still goes to the service.
+   * Tokens the service has granted an ACL (a 204): their checks come from a
+   * budget of their own (CheckBudget), so a flood of made-up tokens, which
+   * uses up the other, cannot refuse them once their cached answer has
+   * expired, or for an ACL not asked yet. Only a grant puts a token here
+   * (a token refused everything, 403, is no user of this service), and any
+   * answer but a grant or a 403 takes it out.
    */
   private readonly known: LRUCache<string, true>;
   /** Set by close(): a check it abandons is not the service's failure. */
@@ -119,7 +120,7 @@ export class ExternalVerifier implements TokenVerifier {
       return { ok: false, error: "invalid token or unauthorized" };
     }
 
-    const taken = (this.known.has(token) ? null : await this.checkBudget?.()) ?? { ok: true };
+    const taken = (await this.checkBudget?.(this.known.has(token) ? "known" : "unknown")) ?? { ok: true };
     if (!taken.ok) return { ok: false, error: "too many requests", retryAfterSeconds: taken.retryAfterSeconds };
 
     let status: number;
@@ -139,13 +140,13 @@ export class ExternalVerifier implements TokenVerifier {
         this.known.set(token, true);
         return { ok: true };
       case 404:
-        // Revoked or expired, if it was known: checks of it take from the budget again.
+        // Revoked or expired, if it was known: its checks come from the other budget again.
         this.known.delete(token);
         return { ok: false, error: "invalid token or unauthorized" };
       case 403:
-        this.known.set(token, true);
         return { ok: false, error: "insufficient permissions" };
       default:
+        this.known.delete(token);
         this.log?.warn({ authUrl: this.base, status }, "authentication server gave an unexpected answer");
         return { ok: false, error: "authentication server unreachable" };
     }

@@ -6,8 +6,12 @@ export type Verdict =
   /** The verifier's cap on checks it may make was reached: ask again after this long. */
   | { ok: false; error: "too many requests"; retryAfterSeconds: number };
 
-/** Takes one check from a budget shared by every client; never waits for one to free up. */
-export type CheckBudget = () => Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }>;
+/**
+ * Takes one check from a budget: `known` for a token the service has granted
+ * something before, `unknown` for any other. Two budgets, so that made-up
+ * tokens, which use up theirs, never refuse a token already checked.
+ */
+export type CheckBudget = (of: "known" | "unknown") => Promise<{ ok: true } | { ok: false; retryAfterSeconds: number }>;
 
 /**
  * Checks that a token grants one concrete ACL (path values already filled in).

@@ -136,7 +136,7 @@ export const VARIABLES = {
     name: "AGENTD_AUTH_CHECK_RATE",
     default: "100",
     description:
-      "Checks per second this instance may send to the external auth service for tokens its cache cannot answer and the service has not yet said it knows, whoever sends them; 0: no cap. Past it a request that needs a check answers 429 with Retry-After at once: a flood of made-up tokens never becomes a flood of checks.",
+      "Checks per second this instance may send to the external auth service for tokens its cache cannot answer, whoever sends them, and as many again for tokens the service has granted something before; 0: no cap. Past it a request that needs a check answers 429 with Retry-After at once: a flood of made-up tokens never becomes a flood of checks.",
     parse: (raw) => integer(raw, 0, 1_000_000),
   }),
   authCheckBurst: variable({
