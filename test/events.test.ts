@@ -494,6 +494,30 @@ describe("the relay, when one receiver or one event fails", () => {
     });
   }, 40_000);
 
+  // Found by the review of that change: a failed RETRY ended its worker, and the agents no
+  // worker had reached yet (one worker after a sink looked down) stayed claimed for the lease.
+  it("a failed retry's UPDATE leaves no other agent's rows to their lease", async () => {
+    let failRetry = true;
+    const retryFailsOnce = (db: Sql): Sql => ({
+      ...db,
+      query: (...args: Parameters<Sql["query"]>) => {
+        if (failRetry && args[0].startsWith("UPDATE event_outbox SET attempts")) {
+          failRetry = false;
+          return Promise.reject(new DatabaseUnavailableError("connection reset"));
+        }
+        return db.query(...args);
+      },
+    });
+    await withRelay({ sql: retryFailsOnce, concurrency: 1, retryMinMs: 60_000, retryMaxMs: 60_000, leaseMs: 600_000 }, async ({ store, receiver, relay }) => {
+      receiver.answer = (_, body) => (agentNumberOf(body) === "1001" ? 422 : 204);
+      expect(await store.pause("1001", "refused")).toBe("paused");
+      expect(await store.pause("1002", "behind")).toBe("paused");
+      await relay.start(false);
+      await vi.waitFor(() => expect(reasonsTo(receiver, "1002")).toEqual(["behind"]), { timeout: 15_000, interval: 20 });
+      expect(failRetry, "the RETRY that failed").toBe(false);
+    });
+  }, 40_000);
+
   it("delivers to one receiver while another has not answered yet: each sink has its own loop", async () => {
     const database = await freshPglite();
     const db = await database.openMigrated();

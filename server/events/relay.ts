@@ -125,7 +125,7 @@ interface Down {
 interface Unsettled {
   delivered: string[];
   release: { seqs: string[]; waitMs: number }[];
-  /** When the rows were claimed (performance.now()): past the lease they are due anyway, maybe claimed by another instance, and are not handed back. */
+  /** When the rows were claimed (performance.now()): past half the lease they are not handed back (settle), being due soon anyway, maybe claimed by another instance. */
   claimedAt: number;
 }
 
@@ -471,6 +471,8 @@ export class Relay {
       if (failure) throw failure.reason;
     } finally {
       await deletion.running;
+      // Agents no worker reached (each worker ended at a failure): handed back with the rest.
+      for (const rows of agents.splice(0)) handedBack.push(...rows.map((r) => r.seq));
       // The rest, and after a failure everything left, in one statement: all of it is deleted or none.
       await this.settle(sink, {
         delivered: toDelete.splice(0),
@@ -492,7 +494,10 @@ export class Relay {
     try {
       if (work.delivered.length > 0) await sql.query(DELIVERED, [work.delivered]);
       work.delivered = [];
-      const lapsed = !this.embedded && performance.now() - work.claimedAt >= leaseMs;
+      // Past half the lease, as deliveries stop there: the claim may lapse
+      // while this runs (the database just back may be slow), and a hand-back
+      // then would free rows another instance has claimed since.
+      const lapsed = !this.embedded && performance.now() - work.claimedAt >= leaseMs / 2;
       while (!lapsed && work.release.length > 0) {
         const { seqs, waitMs } = work.release[0]!;
         if (seqs.length > 0) await sql.query(RELEASE, [seqs, waitMs]);
