@@ -188,10 +188,14 @@ function networkErrorMiddleware(): Middleware {
     onError({ request, error }) {
       // Already ours (e.g. an unreadable `ca` file): keep its precise type.
       if (error instanceof AgentdError) return error;
-      // The caller cancelled it (its signal): thrown as it is (AbortError,
-      // TimeoutError), so that a page that cancels on leaving tells it from
-      // a network that failed.
-      if (request.signal.aborted) return undefined;
+      // The caller cancelled it (its signal): thrown as the signal's own
+      // error (AbortError, TimeoutError), whatever the fetch failed with
+      // meanwhile, so that a page that cancels on leaving tells it from a
+      // network that failed.
+      if (request.signal.aborted) {
+        const reason: unknown = request.signal.reason;
+        if (reason instanceof Error) return reason;
+      }
       return new AgentdNetworkError(request.url, error);
     },
   };
@@ -205,12 +209,14 @@ export function toResult<T, E extends string = ErrorId>(r: { data?: T; error?: u
 }
 
 /**
- * `number`, unless it is empty: `/agents/by-number//pause` is no operation,
- * and its 404 `not found` is none of the operation's errors (an empty form
- * field, say, as agentctl refuses an empty number).
+ * `number`, unless it would make the request another operation's, or none:
+ * empty (`/agents/by-number//pause`, an empty form field, which agentctl
+ * refuses too), or `.` or `..`, dot segments that URL parsing removes
+ * (`/agents/by-number/..` is `/agents/`, the list).
  */
 function agentNumber(method: string, number: string): string {
   if (number === "") throw new AgentdConfigError(`${method}: the agent number is empty`);
+  if (number === "." || number === "..") throw new AgentdConfigError(`${method}: the agent number is ${JSON.stringify(number)}, a path segment URL parsing removes`);
   return number;
 }
 

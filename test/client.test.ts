@@ -322,11 +322,15 @@ describe("client behaviour without a network", () => {
 
   // Found by a front-end developer's walk: `/agents/by-number//pause` answered the
   // 404 `not found`, which is none of the operation's errors.
-  it("refuses an empty agent number before any request", async () => {
+  it("refuses an empty agent number, or . or .., before any request", async () => {
     const sent: string[] = [];
     const client = createAgentdClient({ baseUrl: OBSERVED_BASE_URL, token: "t", fetch: (request) => (sent.push(request.url), fetch(request)) });
     for (const call of [() => client.getAgentByNumber(""), () => client.pauseAgentByNumber("", "x"), () => client.unpauseAgentByNumber("")]) {
       await expect(call()).rejects.toSatisfy((e: unknown) => e instanceof AgentdConfigError && /ByNumber: the agent number is empty$/.test(e.message));
+    }
+    // Found by the review of that change: `..` made GET /agents/by-number/.. the list, answered as one agent.
+    for (const call of [() => client.getAgentByNumber(".."), () => client.pauseAgentByNumber("."), () => client.unpauseAgentByNumber("..")]) {
+      await expect(call()).rejects.toSatisfy((e: unknown) => e instanceof AgentdConfigError && /ByNumber: the agent number is "\.\.?", a path segment URL parsing removes$/.test(e.message));
     }
     expect(sent).toEqual([]);
   });
@@ -349,6 +353,13 @@ describe("network failures", () => {
       for (const call of [() => client.getAgentById(1, { signal: AbortSignal.abort() }), () => client.getAgentByNumber("1001", { signal: AbortSignal.abort() }), () => client.unpauseAgentByNumber("1001", { signal: AbortSignal.abort() })]) {
         await expect(call()).rejects.toMatchObject({ name: "AbortError" });
       }
+      // Found by the review of that change: a fetch that failed on its own after the abort was thrown as it was.
+      const failing = createAgentdClient({
+        baseUrl: `http://127.0.0.1:${(silent.address() as AddressInfo).port}${BASE_PATH}`,
+        token: "t",
+        fetch: () => new Promise((_, reject) => setTimeout(() => reject(new TypeError("fetch failed")), 300)),
+      });
+      await expect(failing.listAgents({ signal: AbortSignal.timeout(50) })).rejects.toMatchObject({ name: "TimeoutError" });
     } finally {
       silent.closeAllConnections();
       await new Promise((resolve) => silent.close(resolve));
