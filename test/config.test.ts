@@ -245,6 +245,11 @@ describe("bad values name their variable", () => {
     ["AGENTD_AUTH_URL", "ftp://u:s3cret@auth.example", /http:\/\/ or https:\/\/ URL, got "ftp:\/\/u:\*\*\*@auth.example\/"$/],
     ["AGENTD_AUTH_URL", "https://u:s3cret@auth.example:99999/", /http:\/\/ or https:\/\/ URL, got "https:\/\/u:\*\*\*@auth.example:99999\/"$/],
     ["AGENTD_AUTH_URL", "https://auth.example/?token=s3cret", /query or fragment, got "https:\/\/auth.example\/\?…"$/],
+    // Found by the review of that masking: a password holding @, /, # or ? showed in part.
+    ["AGENTD_AUTH_URL", "https://svc:p@ss@auth.example:99999/", /URL, got "https:\/\/svc:\*\*\*@auth.example:99999\/"$/],
+    ["AGENTD_AUTH_URL", "https://svc:pa/ss@auth.example:99999/", /URL, got "https:\/\/svc:\*\*\*@auth.example:99999\/"$/],
+    ["AGENTD_AUTH_URL", "https://svc:pa#ss@auth example/", /URL, got "https:\/\/svc:\*\*\*@auth example\/"$/],
+    ["AGENTD_AUTH_URL", "https://svc:pa?ss@auth example/", /URL, got "https:\/\/svc:\*\*\*@auth example\/"$/],
     ["AGENTD_AUTH_TIMEOUT", "soon", /duration like 500ms, 2s or 1m/],
     ["AGENTD_AUTH_TIMEOUT", "0", /greater than 0/],
     ["AGENTD_AUTH_TIMEOUT", "-2s", /duration/],

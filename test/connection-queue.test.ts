@@ -38,6 +38,15 @@ describe("one connection's pipelined requests", () => {
     expect(handled).toEqual([0, 1]);
   });
 
+  // From a review of the graceful stop: an answer that closes its connection ends the
+  // socket, and a request Node reads from it after that could never be answered.
+  it("a request read from a connection already ending is not handled", () => {
+    const { socket, handled, send } = connection();
+    socket.writable = false;
+    send();
+    expect(handled).toEqual([]);
+  });
+
   it("one dropped request past the drop bound destroys the connection", () => {
     const { socket, send } = connection();
     for (let i = 0; i < 1 + MAX_WAITING + MAX_DROPPED; i++) send();

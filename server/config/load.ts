@@ -135,7 +135,9 @@ function withoutPassword(raw: string): string {
     const url = new URL(raw);
     if (url.password !== "" || url.search !== "") return shownUrl(raw);
   } catch {
-    return raw.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/?#@:]*:)[^/?#@]*@/i, "$1***@").replace(/\?.*$/s, "?…");
+    // Everything between the user name's `:` and the last `@` may be the
+    // password (it may hold `@`, `/`, `?` or `#` itself); then the query.
+    return raw.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/?#@:]*:).*@/is, "$1***@").replace(/\?.*$/s, "?…");
   }
   return raw;
 }

@@ -89,6 +89,15 @@ export class BusSink implements EventSink {
       if (this.link === link) this.link = null;
     });
     this.link = link;
+    // At start, and again each time the bus is back after its connection was
+    // lost or refused; not for a connection given up on meanwhile (a time-out
+    // dropped it), which is closed.
+    link.then(
+      () => {
+        if (this.link === link) this.options.logger.info({ exchange: this.options.exchange }, "bus connected, exchange declared");
+      },
+      () => undefined,
+    );
     return link;
   }
 
@@ -102,8 +111,6 @@ export class BusSink implements EventSink {
       channel.on("error", (err: Error) => this.options.logger.warn({ err: err.message }, "bus channel error"));
       // As upstream declared it; a no-op when it exists with these properties.
       await channel.assertExchange(this.options.exchange, "topic", { durable: true });
-      // At start, and again each time the bus is back after its connection was lost or refused.
-      this.options.logger.info({ exchange: this.options.exchange }, "bus connected, exchange declared");
       return { model, channel };
     } catch (err) {
       await model.close().catch(() => undefined);

@@ -75,6 +75,9 @@ export const oneRequestAtATime: RequestHandler = (req, res, next) => {
     queues.set(req.socket, queue);
   }
   const own = queue;
+  // Read from a connection already ending (the answer before it closed it,
+  // as at a stop): it could not be answered, so it is not handled.
+  if (!req.socket.writable) return;
   // Dropped: neither handled nor answered, so it changes nothing, and the
   // connection's end tells the client it was not.
   if (own.overflowed || own.waiting.length >= MAX_WAITING) {
