@@ -125,7 +125,7 @@ interface Down {
 interface Unsettled {
   delivered: string[];
   release: { seqs: string[]; waitMs: number }[];
-  /** When the rows were claimed (performance.now()): past half the lease they are not handed back (settle), being due soon anyway, maybe claimed by another instance. */
+  /** When the rows were claimed (performance.now()): past half the lease a leftover's rows are not handed back (settleLeftover), being due soon anyway, maybe claimed by another instance. */
   claimedAt: number;
 }
 
@@ -490,15 +490,11 @@ export class Relay {
 
   /** Writes back what a round leaves (Unsettled); when the database fails, keeps it for the sink's next round, and throws. */
   private async settle(sink: EventSink, work: Unsettled): Promise<void> {
-    const { sql, leaseMs } = this.options;
+    const { sql } = this.options;
     try {
       if (work.delivered.length > 0) await sql.query(DELIVERED, [work.delivered]);
       work.delivered = [];
-      // Past half the lease, as deliveries stop there: the claim may lapse
-      // while this runs (the database just back may be slow), and a hand-back
-      // then would free rows another instance has claimed since.
-      const lapsed = !this.embedded && performance.now() - work.claimedAt >= leaseMs / 2;
-      while (!lapsed && work.release.length > 0) {
+      while (work.release.length > 0) {
         const { seqs, waitMs } = work.release[0]!;
         if (seqs.length > 0) await sql.query(RELEASE, [seqs, waitMs]);
         work.release.shift();
@@ -514,6 +510,10 @@ export class Relay {
     const work = this.unsettled.get(sink.name);
     if (work === undefined) return;
     this.unsettled.delete(sink.name);
+    // Past half the lease, as deliveries stop there, the rows are not handed
+    // back: the claim may lapse while the database just back answers, and a
+    // hand-back then would free rows another instance has claimed since.
+    if (!this.embedded && performance.now() - work.claimedAt >= this.options.leaseMs / 2) work.release = [];
     await this.settle(sink, work);
   }
 
