@@ -15,6 +15,8 @@ export type LoadConfigResult = { ok: true; config: Config } | { ok: false; error
  */
 export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()): LoadConfigResult {
   const errors: string[] = [];
+  /** The variables whose value did not parse: they read as unset. */
+  const misread = new Set<Variable<unknown>>();
   const read = (name: string): string | undefined => {
     const value = env[name]?.trim();
     return value === undefined || value === "" ? undefined : value;
@@ -31,6 +33,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     } catch (error) {
       const got = v.secret ? ` (value not shown, ${raw.length} characters)` : `, got ${JSON.stringify(withoutPassword(raw))}`;
       errors.push(`${v.name}: ${(error as Error).message}${got}`);
+      misread.add(v);
       return unset();
     }
   }
@@ -67,8 +70,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     errors.push(`${V.webhookSecret.name}: must be set when ${V.webhookUrls.name} is`);
   }
   // Only between two values that parsed: one that did not is reported already.
-  const misread = (v: Variable<unknown>) => errors.some((error) => error.startsWith(`${v.name}:`));
-  if (retryMaxMs < retryMinMs && !misread(V.retryMaxMs) && !misread(V.retryMinMs)) {
+  if (retryMaxMs < retryMinMs && !misread.has(V.retryMaxMs) && !misread.has(V.retryMinMs)) {
     // Unset, the maximum is its default: the message says so, since the
     // operator only set the minimum.
     const max = read(V.retryMaxMs.name);

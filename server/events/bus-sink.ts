@@ -74,13 +74,10 @@ export class BusSink implements EventSink {
    */
   prepare(): void {
     const link = this.link ?? this.open();
-    withTimeout(link, this.options.timeoutMs, "connecting to the bus").then(
-      () => undefined,
-      (err: unknown) => {
-        this.drop(link);
-        this.options.logger.warn({ err: (err as Error).message, exchange: this.options.exchange }, "bus not reachable at start: events wait in the outbox until it is");
-      },
-    );
+    withTimeout(link, this.options.timeoutMs, "connecting to the bus").catch((err: unknown) => {
+      this.drop(link);
+      this.options.logger.warn({ err: (err as Error).message, exchange: this.options.exchange }, "bus not reachable at start: events wait in the outbox until it is");
+    });
   }
 
   /** A new connection, as this.link; its close forgets it, and only it (a later one may have replaced it by then). */

@@ -69,15 +69,15 @@ export function endConnection(socket: Duplex, last?: string): void {
  * before the pause. A connection without pipelining never waits here.
  */
 export const oneRequestAtATime: RequestHandler = (req, res, next) => {
+  // Read from a connection already ending (the answer before it closed it,
+  // as at a stop): it could not be answered, so it is not handled.
+  if (!req.socket.writable) return;
   let queue = queues.get(req.socket);
   if (queue === undefined) {
     queue = { current: null, answer: null, waiting: [], last: null, endWhenIdle: false, overflowed: false, dropped: 0 };
     queues.set(req.socket, queue);
   }
   const own = queue;
-  // Read from a connection already ending (the answer before it closed it,
-  // as at a stop): it could not be answered, so it is not handled.
-  if (!req.socket.writable) return;
   // Dropped: neither handled nor answered, so it changes nothing, and the
   // connection's end tells the client it was not.
   if (own.overflowed || own.waiting.length >= MAX_WAITING) {
@@ -104,7 +104,7 @@ export const oneRequestAtATime: RequestHandler = (req, res, next) => {
     // The connection is gone (the client left, or it was closed) or going
     // (ended after an answer that closed it, as at a stop): what waits is
     // for nobody, and must change nothing.
-    if (req.socket.destroyed || !req.socket.writable) {
+    if (!req.socket.writable) {
       own.waiting.length = 0;
       return;
     }
