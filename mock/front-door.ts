@@ -418,9 +418,9 @@ function forward(req: http.IncomingMessage, res: http.ServerResponse, target: UR
     headers["content-length"] = String(body.length);
   }
   const path = `${target.pathname.replace(/\/$/, "")}${req.url ?? "/"}`;
+  const forced = forcing(prefer, req.url ?? "/");
   const upstream = http.request({ host: target.hostname, port: target.port, method: req.method, path, headers }, (reply) => {
-    const forced = reply.statusCode === 204 ? forcing(prefer, req.url ?? "/") : null;
-    if (forced !== null && forced.example !== undefined) {
+    if (reply.statusCode === 204 && forced !== null && forced.example !== undefined) {
       // Prism ignores an example name when the answer has no body: the
       // client asked for an answer it does not get, so say so, as for a
       // name the answer lacks (contractAnswer).
@@ -446,7 +446,7 @@ function forward(req: http.IncomingMessage, res: http.ServerResponse, target: UR
       } catch {
         // Not even JSON: the status alone decides.
       }
-      const { status, body } = contractAnswer(problem, reply.statusCode ?? 500, forcing(prefer, req.url ?? "/"));
+      const { status, body } = contractAnswer(problem, reply.statusCode ?? 500, forced);
       answer(res, status, body, { ...cors(req), ...violationsOf(reply), ...added });
     });
   });
