@@ -547,6 +547,16 @@ describe("the release bar in a dark colour scheme", () => {
   });
 });
 
+// Redoc fixes an open menu below its button, from where the button was when
+// the menu opened, and measures the menu before it is shown. A button at the
+// foot of the viewport (where Playwright's scroll leaves it) puts the menu
+// below the fold, where no scroll reaches it: centre the button first.
+async function openMenu(section: Locator, shown: RegExp): Promise<void> {
+  const button = section.locator('button[aria-haspopup="menu"]').filter({ hasText: shown });
+  await button.evaluate((element) => element.scrollIntoView({ block: "center" }));
+  await button.click();
+}
+
 // The samples of samples/, as the reader picks them on the current page.
 describe("the code samples in chromium", () => {
   let opened: OfflinePage | undefined;
@@ -565,22 +575,22 @@ describe("the code samples in chromium", () => {
       await page.getByRole("link", { name: new RegExp(`^${escapeRegExp(operation.summary as string)}\\b`) }).click();
       const section = page.locator(`[id="agents/${operationId.toLowerCase()}"]`);
       await section.waitFor({ state: "visible", timeout: 20_000 });
-      await section.locator('button[aria-haspopup="menu"]').filter({ hasText: /^(curl|TypeScript|Python)$/ }).click();
+      await openMenu(section, /^(curl|TypeScript|Python)$/);
       const payload = operation.requestBody === undefined ? [] : ["Payload"];
       expect(await page.getByRole("menuitem").allInnerTexts(), operationId).toEqual([...LANGUAGES.map((language) => language.lang), ...payload]);
       await page.getByRole("menuitem", { name: "TypeScript", exact: true }).click();
       await expect.poll(() => section.innerText(), { message: operationId }).toContain(`agentd.${operationId}(`);
       if (payload.length > 0) {
         // The body of the example picked above it, which the samples cannot follow.
-        await section.locator('button[aria-haspopup="menu"]').filter({ hasText: /^TypeScript$/ }).click();
+        await openMenu(section, /^TypeScript$/);
         await page.getByRole("menuitem", { name: "Payload", exact: true }).click();
         const shown = operationId === "pauseAgentByNumber" ? /Payload\s*Pause with a reason\s*\{\s*"reason": "lunch break"\s*\}/ : /Payload[^]*\{\s*\}/;
         await expect.poll(() => section.innerText(), { message: operationId }).toMatch(shown);
-        await section.locator('button[aria-haspopup="menu"]').filter({ hasText: /^Payload$/ }).click();
+        await openMenu(section, /^Payload$/);
         await page.getByRole("menuitem", { name: "TypeScript", exact: true }).click();
       }
       // Leave curl picked, as a reader who comes next finds it.
-      await section.locator('button[aria-haspopup="menu"]').filter({ hasText: /^TypeScript$/ }).click();
+      await openMenu(section, /^TypeScript$/);
       await page.getByRole("menuitem", { name: "curl", exact: true }).click();
     }
   });
