@@ -25,7 +25,7 @@ import { describeFailure } from "../server/failure.js";
 import { hostPort } from "../server/host-port.js";
 import { ERROR_IDS, HttpProblem, toProblem, type ErrorBody } from "../server/http/errors.js";
 import { isPreflight } from "../server/http/cors.js";
-import { bodyNotJson, bodyOnGet } from "../server/http/request-hygiene.js";
+import { bodyRefusal } from "../server/http/request-hygiene.js";
 import { requestIdFor } from "../server/http/logging.js";
 import { API_HEADERS } from "../server/http/response-headers.js";
 import { bodyBytesChecked, bodyNotUtf8 } from "../server/http/well-formed-body.js";
@@ -505,20 +505,21 @@ export async function startFrontDoor(options: FrontDoorOptions): Promise<FrontDo
       return;
     }
     // A body not said to be JSON: Prism's mock would take a `+json` type, or answer text with a 400.
-    const refused = bodyOnGet(req) ?? bodyNotJson(req);
-    if (refused !== null) {
-      answer(res, refused.status, refused.body(), ownHeaders(req, to));
-      req.resume();
-      return;
-    }
-    // E.g. HEAD: 405 with Allow, or 404 off the contract's paths.
-    const notFor = notForPrism(req);
-    if (notFor !== null && bypassPrism(notFor, req, res, to)) return;
-    const wait = delayMs ?? options.delayMs;
-    if (wait === 0) return parseJsonThenForward(parser, req, res, to, rest);
-    // A client that gives up during the delay sends nothing on: its request has no effect.
-    const timer = setTimeout(() => parseJsonThenForward(parser, req, res, to, rest), wait);
-    res.on("close", () => clearTimeout(timer));
+    bodyRefusal(req, (refused) => {
+      if (refused !== null) {
+        answer(res, refused.status, refused.body(), ownHeaders(req, to));
+        req.resume();
+        return;
+      }
+      // E.g. HEAD: 405 with Allow, or 404 off the contract's paths.
+      const notFor = notForPrism(req);
+      if (notFor !== null && bypassPrism(notFor, req, res, to)) return;
+      const wait = delayMs ?? options.delayMs;
+      if (wait === 0) return parseJsonThenForward(parser, req, res, to, rest);
+      // A client that gives up during the delay sends nothing on: its request has no effect.
+      const timer = setTimeout(() => parseJsonThenForward(parser, req, res, to, rest), wait);
+      res.on("close", () => clearTimeout(timer));
+    });
   });
   // As the server: an expectation other than 100-continue is ignored, not answered 417.
   server.on("checkExpectation", (req: http.IncomingMessage, res: http.ServerResponse) => server.emit("request", req, res));

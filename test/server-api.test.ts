@@ -418,13 +418,26 @@ describe("Expect and a declared Content-Length, over raw TLS", () => {
 describe("pause and unpause as the 17.05 client sends them", () => {
   const server = useTestServer({ agents: suiteAgents() });
 
-  async function bare(path: string, extra: [string, string][] = []): Promise<{ status: number; contentType: string | undefined; body: string }> {
+  async function bare(path: string, extra: [string, string][] = [], body = ""): Promise<{ status: number; contentType: string | undefined; body: string }> {
+    const answers = await onOneConnection([{ method: "POST", path, headers: [["Content-Length", String(body.length)], ...extra], body }]);
+    return answers[0]!;
+  }
+
+  /** Requests sent one after the other on one keep-alive connection. */
+  async function onOneConnection(
+    requests: { method: string; path: string; headers: [string, string][]; body: string }[],
+  ): Promise<{ status: number; contentType: string | undefined; body: string }[]> {
     const url = new URL(server.url);
     const client = new RawHttpsClient(url.hostname, Number(url.port), server.ca);
     try {
-      const request = requestBytes("POST", `${url.pathname}${path}`, [["Host", url.host], ["X-Auth-Token", ADMIN_TOKEN], ["Content-Length", "0"], ...extra]);
-      const answer = await client.send({ bytes: request, head: false });
-      return { status: answer.status, contentType: header(answer, "content-type"), body: answer.body.toString() };
+      const answers = [];
+      for (const { method, path, headers, body } of requests) {
+        const request = requestBytes(method, `${url.pathname}${path}`, [["Host", url.host], ["X-Auth-Token", ADMIN_TOKEN], ...headers], Buffer.from(body));
+        const answer = await client.send({ bytes: request, head: false });
+        answers.push({ status: answer.status, contentType: header(answer, "content-type"), body: answer.body.toString() });
+      }
+      expect(client.opened, "one connection kept alive").toBe(1);
+      return answers;
     } finally {
       client.close();
     }
@@ -444,6 +457,29 @@ describe("pause and unpause as the 17.05 client sends them", () => {
       expect(await bare(`/agents/by-number/${pausable.number}/pause`, [["Content-Type", type]]), type).toEqual({ status: 204, contentType: undefined, body: "" });
       expect((await server.call("GET", `/agents/by-number/${pausable.number}`)).json).toMatchObject({ paused: true, paused_reason: null });
       expect(await bare(`/agents/by-number/${pausable.number}/unpause`, [["Content-Type", type]]), type).toEqual({ status: 204, contentType: undefined, body: "" });
+    }
+  });
+
+  // Found by a fidelity review: a client that streams an empty body sends it
+  // chunked, with no Content-Type, and got 415 where Content-Length: 0 got 204.
+  it("takes a chunked body that ends with no chunk as no body, whatever Content-Type it names; one with bytes is still 415", async () => {
+    const chunked: [string, string] = ["Transfer-Encoding", "chunked"];
+    const path = (action: string) => `/agents/by-number/${pausable.number}/${action}`;
+    for (const extra of [[chunked], [chunked, ["Content-Type", "text/plain"]] as [string, string][]]) {
+      const [pause, read, unpause, list, text, after] = await onOneConnection([
+        { method: "POST", path: path("pause"), headers: extra, body: "0\r\n\r\n" },
+        { method: "GET", path: `/agents/by-number/${pausable.number}`, headers: [], body: "" },
+        { method: "POST", path: path("unpause"), headers: extra, body: "0\r\n\r\n" },
+        { method: "GET", path: "/agents", headers: extra, body: "0\r\n\r\n" },
+        { method: "POST", path: path("pause"), headers: extra, body: "4\r\nlong\r\n0\r\n\r\n" },
+        { method: "GET", path: `/agents/by-number/${pausable.number}`, headers: [], body: "" },
+      ]);
+      expect(pause, JSON.stringify(extra)).toEqual({ status: 204, contentType: undefined, body: "" });
+      expect(JSON.parse(read!.body)).toMatchObject({ paused: true, paused_reason: null });
+      expect(unpause).toEqual({ status: 204, contentType: undefined, body: "" });
+      expect(list!.status).toBe(200);
+      expect({ status: text!.status, body: JSON.parse(text!.body) }).toEqual({ status: 415, body: { error: "unsupported media type" } });
+      expect(JSON.parse(after!.body)).toMatchObject({ paused: false });
     }
   });
 

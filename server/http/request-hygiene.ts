@@ -42,23 +42,68 @@ export function requestHygiene(bodyLimitBytes: number): RequestHandler {
       if (headers[name] !== undefined) delete headers[name];
     }
     withoutTypeOfNoBody(req);
-    const refused = bodyOnGet(req);
-    if (refused !== null) {
-      next(refused);
-      return;
-    }
-    const notJson = bodyNotJson(req);
-    if (notJson !== null) {
-      next(notJson);
-      return;
-    }
-    if (declaredTooLarge(req, bodyLimitBytes)) {
-      if (req.headers.expect?.toLowerCase() === "100-continue") res.setHeader("Connection", "close");
-      next(new HttpProblem(413, "payload too large"));
-      return;
-    }
-    next();
+    bodyRefusal(req, (refused) => {
+      if (refused !== null) {
+        next(refused);
+        return;
+      }
+      if (declaredTooLarge(req, bodyLimitBytes)) {
+        if (req.headers.expect?.toLowerCase() === "100-continue") res.setHeader("Connection", "close");
+        next(new HttpProblem(413, "payload too large"));
+        return;
+      }
+      next();
+    });
   };
+}
+
+/**
+ * Calls back with the answer to a request whose body is refused before the
+ * contract is consulted (a body on a GET, or one not said to be JSON), or
+ * null. At once, except for a chunked body so refused: it is waited for, as
+ * one that ends with no chunk is no body, like `Content-Length: 0` (a
+ * client that streams an empty pause sends no Content-Type, and the 17.05
+ * client's pause has none). Shared with the mocks' front door, so both
+ * mocks refuse what the server refuses.
+ */
+export function bodyRefusal(req: IncomingMessage, then: (refused: HttpProblem | null) => void): void {
+  const refused = bodyOnGet(req) ?? bodyNotJson(req);
+  if (refused === null || req.headers["content-length"] !== undefined || req.headers["transfer-encoding"] === undefined) {
+    then(refused);
+    return;
+  }
+  void endsEmpty(req).then((empty) => {
+    if (!empty) {
+      then(refused);
+      return;
+    }
+    delete req.headers["transfer-encoding"];
+    delete req.headers["content-type"];
+    req.headers["content-length"] = "0";
+    then(null);
+  });
+}
+
+/**
+ * Whether a body ends before its first byte. One that does not is left
+ * flowing with no reader: it is read off and dropped while the refusal is
+ * answered, as Node would drop it once the answer is sent.
+ */
+function endsEmpty(req: IncomingMessage): Promise<boolean> {
+  return new Promise((resolve) => {
+    const settle = (empty: boolean) => {
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("close", onClose);
+      resolve(empty);
+    };
+    const onData = () => settle(false);
+    const onEnd = () => settle(true);
+    const onClose = () => settle(false);
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("close", onClose);
+  });
 }
 
 /** Whether the request's Content-Length already says its body is over the limit. */
@@ -89,7 +134,7 @@ function withoutTypeOfNoBody(req: IncomingMessage): void {
  * that the mocks' front door, which Prism would let a `+json` type or text
  * through, refuses exactly what the server refuses.
  */
-export function bodyNotJson(req: IncomingMessage): HttpProblem | null {
+function bodyNotJson(req: IncomingMessage): HttpProblem | null {
   if (!hasBody(req) || typeis(req, ["application/json"]) !== false) return null;
   return new HttpProblem(415, "unsupported media type");
 }
@@ -99,7 +144,7 @@ export function bodyNotJson(req: IncomingMessage): HttpProblem | null {
  * Shared with the stateful mock's front door, which must answer it before
  * Prism's proxy (whose client cannot forward a GET with a body) does.
  */
-export function bodyOnGet(req: IncomingMessage): HttpProblem | null {
+function bodyOnGet(req: IncomingMessage): HttpProblem | null {
   if (req.method !== "GET" || !hasBody(req)) return null;
   return new HttpProblem(400, "invalid request", [{ location: "body", path: "", message: "must be absent: a GET takes no body" }]);
 }
