@@ -3,6 +3,7 @@
 // chain's own pieces (the pre-validation middleware, the error mapping) on
 // their own. Milliseconds each; the over-HTTPS suites with a real database
 // (server-api, contract-suite, fuzz) still prove the whole server.
+import { once } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
 import http from "node:http";
 import https from "node:https";
@@ -317,6 +318,27 @@ describe("requestLogger on its own", () => {
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  // Found by an observability walk: the body parser answers a body cut short
+  // with a 400, written over TLS after the client left, which read as answered.
+  it("logs a request whose client left mid-body as aborted, though an answer was written after it left", async () => {
+    const { logger, lines } = capturedLogger();
+    const never = () => new Error("never reached: the body comes first");
+    const chain = await serveChain(failingStore(never), { verify: () => Promise.reject(never()) }, logger);
+    try {
+      const url = new URL(chain.base);
+      const socket = tls.connect({ host: url.hostname, port: Number(url.port), rejectUnauthorized: false });
+      await once(socket, "secureConnect");
+      socket.write(`POST ${url.pathname}/agents/by-number/1001/pause HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: 20\r\n\r\n{"rea`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      socket.destroy();
+      const line = () => lines.find((entry) => String(entry.url).endsWith("/pause"));
+      await vi.waitFor(() => expect(line()).toBeDefined(), { timeout: 5_000 });
+      expect(line()).toMatchObject({ msg: "request aborted", method: "POST" });
+    } finally {
+      await chain.close();
     }
   });
 });

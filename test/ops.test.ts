@@ -3,10 +3,13 @@
 // readiness following PostgreSQL and the auth service as they are cut and
 // restored, and the drain a load balancer sees on SIGTERM.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { once } from "node:events";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import tls from "node:tls";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { repoRoot } from "../devkit/root.js";
 import { run } from "../devkit/run.js";
 import { adminSocketPath, callAdminChannel } from "../server/admin/channel.js";
 import { AuthService } from "../devkit/auth-service.js";
@@ -172,6 +175,36 @@ describe("metrics, scraped by a real Prometheus", () => {
     expect(unknown(after)).toBe(unknown(before));
   });
 
+  // Found by an observability walk: a request whose client left before its
+  // answer counted as status="200", which this operation never answered.
+  it("counts a request its client gave up on as aborted, not as the 200 Node's response starts with", async () => {
+    const count = (text: string, status: string) =>
+      Number(new RegExp(`^agentd_http_requests_total\\{operation="pauseAgentByNumber",status="${status}"\\} (\\d+)$`, "m").exec(text)?.[1] ?? 0);
+    const before = await metrics();
+    const url = new URL(server.url);
+    const socket = tls.connect({ host: url.hostname, port: Number(url.port), ca: server.ca });
+    await once(socket, "secureConnect");
+    // Half a body: the request waits in the body parser when the client leaves.
+    const body = JSON.stringify({ reason: "coffee" });
+    socket.write(
+      [
+        `POST ${url.pathname}/agents/by-number/${SUITE_AGENTS.pausable.number}/pause HTTP/1.1`,
+        `Host: ${url.host}`,
+        `X-Auth-Token: ${ADMIN_TOKEN}`,
+        "Content-Type: application/json",
+        `Content-Length: ${body.length}`,
+        "",
+        body.slice(0, 5),
+      ].join("\r\n"),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    socket.destroy();
+    await expect.poll(async () => count(await metrics(), "aborted") - count(before, "aborted")).toBe(1);
+    const after = await metrics();
+    // The body parser answers the request it saw end early with a 400, to no one.
+    for (const status of ["200", "204", "400"]) expect(count(after, status) - count(before, status), status).toBe(0);
+  });
+
   it("holds no secret: no token, no ACL, no agent number", async () => {
     const token = await server.createToken(["agentd.agents.by-number.8675309.read"]);
     const agent = { id: 86, number: "8675309", extension: null, context: null, logged: false, paused: false, paused_reason: null, state_interface: null };
@@ -243,6 +276,15 @@ describe.skipIf(pgUrl === undefined)("readiness follows PostgreSQL", () => {
     const down = await readyzOnce(opsUrl, 503);
     expect(down.json.status).toBe("not ready");
     expect(down.json.checks.database).not.toBe("ok");
+    // Found by an observability walk: the event backlog's query failed the
+    // whole scrape (500), and every metric of the outage was lost.
+    const scrape = await get(`${opsUrl}/metrics`);
+    expect(scrape.status, scrape.text).toBe(200);
+    // prom-client writes NaN as "Nan", which Prometheus reads as NaN.
+    expect(scrape.text).toMatch(/^agentd_events_pending nan$/im);
+    expect(scrape.text).toMatch(/^agentd_db_errors_total [1-9]/m);
+    const check = await run("promtool", ["check", "metrics"], { input: scrape.text });
+    expect(check.stdout + check.stderr).toBe("");
     await proxy.restore();
     expect((await readyzOnce(opsUrl, 200)).json).toEqual({ status: "ready", checks: { database: "ok" } });
   });
@@ -266,6 +308,23 @@ describe("drain on SIGTERM", () => {
       expect(await agentd.exited()).toEqual({ code: 0, signal: null });
     } finally {
       await rm(cwd, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the README's alert rules", () => {
+  it("pass `promtool check rules`, the AgentdDown rule on `up` included", async () => {
+    const readme = await readFile(path.join(repoRoot, "README.md"), "utf8");
+    const rules = /```yaml\n(groups:[^]*?)```/.exec(readme)?.[1];
+    expect(rules).toContain('expr: up{job="agentd"} == 0');
+    const work = await mkdtemp(path.join(tmpdir(), "agentd-rules-"));
+    try {
+      await writeFile(path.join(work, "rules.yml"), rules!);
+      const check = await run("promtool", ["check", "rules", path.join(work, "rules.yml")]);
+      expect(check.stdout + check.stderr).toMatch(/SUCCESS: 5 rules found/);
+      expect(check.code).toBe(0);
+    } finally {
+      await rm(work, { recursive: true, force: true });
     }
   });
 });

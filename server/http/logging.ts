@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { RequestHandler, Response } from "express";
 import type { Logger } from "pino";
+import { onRequestEnd } from "./request-end.js";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -38,7 +39,7 @@ export function requestLogger(logger: Logger): RequestHandler {
     const started = performance.now();
     // Read now: once the socket is destroyed (an aborted request), Node no longer knows it.
     const client = req.socket.remoteAddress;
-    res.once("close", () => {
+    onRequestEnd(res, (answered) => {
       const line = {
         reqId: id,
         method: req.method,
@@ -50,7 +51,7 @@ export function requestLogger(logger: Logger): RequestHandler {
         ...(res.headersSent ? { statusCode: res.statusCode } : {}),
         responseTime: Math.round((performance.now() - started) * 10) / 10,
       };
-      if (!res.writableFinished) logger.warn(line, "request aborted");
+      if (!answered) logger.warn(line, "request aborted");
       else if (res.statusCode >= 500) logger.error(line, "request failed");
       else logger.info(line, "request completed");
     });

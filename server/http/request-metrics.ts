@@ -4,20 +4,23 @@ import { operations } from "../../generated/operations.js";
 import { BASE_PATH } from "../contract.js";
 import type { Metrics } from "../ops/metrics.js";
 import { escapeRegExp } from "../escape-regexp.js";
+import { onRequestEnd } from "./request-end.js";
 
 /**
- * Counts each answered request under its contract operationId. A request that
+ * Counts each request under its contract operationId. A request that
  * matched no operation (unknown path, wrong method) counts as "unknown":
  * labels are never built from the raw path, so any number of made-up URLs
- * adds no new series.
+ * adds no new series. One whose client left before its answer was sent
+ * counts as "aborted", not as the 200 Node's response starts with: slow
+ * answers given up on must not read as successes.
  */
 export function requestMetrics(metrics: Metrics): RequestHandler {
   return (req, res, next) => {
     const started = performance.now();
-    res.once("close", () => {
+    onRequestEnd(res, (answered) => {
       const operationId = (req as OpenApiRequest).openapi?.schema?.operationId;
       const operation = typeof operationId === "string" ? operationId : operationOf(req.method, req.originalUrl);
-      metrics.httpRequest(operation, res.statusCode, (performance.now() - started) / 1000);
+      metrics.httpRequest(operation, answered ? res.statusCode : "aborted", (performance.now() - started) / 1000);
     });
     next();
   };

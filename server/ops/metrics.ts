@@ -7,7 +7,7 @@ export type AuthCheckResult = "allowed" | "denied" | "unknown_token" | "unavaila
 
 export interface Metrics {
   /** `operation` is a contract operationId or "unknown": never a raw path, so the label stays bounded. */
-  httpRequest(operation: string, status: number, seconds: number): void;
+  httpRequest(operation: string, status: number | "aborted", seconds: number): void;
   dbQuery(seconds: number, failed: boolean): void;
   authCheck(result: AuthCheckResult): void;
   authCacheHit(): void;

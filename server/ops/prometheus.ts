@@ -142,26 +142,32 @@ export function registerEventMetrics(
   delivered(sink: "bus" | "webhook"): void;
   failed(sink: "bus" | "webhook"): void;
 } {
-  // The gauges are read in one scrape: one query answers them all.
-  let last: Promise<EventBacklog> | null = null;
-  const read = (): Promise<EventBacklog> => {
-    last ??= backlog().finally(() => setImmediate(() => (last = null)));
+  // The gauges are read in one scrape: one query answers them all. A read
+  // that fails (the database is down) shows them as NaN, unknown: thrown,
+  // it failed the whole scrape, and every other metric of the outage
+  // (the 503s, the database errors) was lost with it. The failure itself is
+  // counted in agentd_db_errors_total.
+  let last: Promise<EventBacklog | null> | null = null;
+  const read = (): Promise<EventBacklog | null> => {
+    last ??= backlog()
+      .catch(() => null)
+      .finally(() => setImmediate(() => (last = null)));
     return last;
   };
   metrics.gauge(
     "agentd_events_pending",
-    "Events recorded and not yet delivered to a configured sink, one per event and sink.",
-    async () => (await read()).pending,
+    "Events recorded and not yet delivered to a configured sink, one per event and sink; NaN while the database cannot be read.",
+    async () => (await read())?.pending ?? Number.NaN,
   );
   metrics.gauge(
     "agentd_event_oldest_pending_seconds",
-    "Age of the oldest event not yet delivered to a configured sink; 0 when none waits.",
-    async () => (await read()).oldestSeconds,
+    "Age of the oldest event not yet delivered to a configured sink; 0 when none waits, NaN while the database cannot be read.",
+    async () => (await read())?.oldestSeconds ?? Number.NaN,
   );
   metrics.gauge(
     "agentd_events_orphaned",
-    "Events kept for sinks this instance is not configured with: delivered if their sink is configured again, deleted only by agentd events drop.",
-    async () => (await read()).orphaned,
+    "Events kept for sinks this instance is not configured with: delivered if their sink is configured again, deleted only by agentd events drop; NaN while the database cannot be read.",
+    async () => (await read())?.orphaned ?? Number.NaN,
   );
   const delivered = new Counter({
     name: "agentd_events_delivered_total",
