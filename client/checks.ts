@@ -18,6 +18,11 @@ export function baseUrlProblem(baseUrl: string, documentUrl: string | undefined 
     return "is not an absolute URL (such as https://localhost:9493/1.0)";
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") return `has the scheme ${url.protocol} where https: (or http:, for the mocks) is expected`;
+  // fetch refuses a URL with credentials (a bare TypeError that repeats
+  // them); the service reads only its token.
+  if (url.username !== "" || url.password !== "") return "holds a user name or password, which the service does not read: it takes only a token";
+  // The operations' paths are appended to the base URL: after a query or a fragment, they would be part of it.
+  if (url.search !== "" || url.hash !== "" || baseUrl.includes("?") || baseUrl.includes("#")) return "has a query or a fragment (? or #), after which the operations' paths cannot be appended";
   return undefined;
 }
 

@@ -15,6 +15,8 @@ import { terminalSafe, terminalSafeJson } from "./terminal-text.js";
 import { buildVersion } from "../server/package-root.js";
 
 const DEFAULT_URL = "https://localhost:9493/1.0";
+/** Seconds a command waits for its answer: a server that accepts and never answers would otherwise hold a script for minutes (undici's own bound). */
+const DEFAULT_TIMEOUT_SECONDS = 30;
 /** The API's base path, as the default URL ends with it. */
 const BASE_PATH = new URL(DEFAULT_URL).pathname;
 
@@ -35,7 +37,22 @@ interface GlobalOptions {
   url: string;
   token?: string;
   cacert?: string;
+  timeout: number;
   json: boolean;
+}
+
+/**
+ * What agentctl does when its standard output fails. A reader that stops
+ * early (`agentctl agents list | head -1`, `| grep -q`) closes the pipe:
+ * the command did its work and no one reads the rest, so it ends quietly
+ * with 0 (a script under `set -o pipefail` must not fail for it). Any
+ * other failure (a full disk) is one `error:` line and exit 1, not a stack
+ * trace.
+ */
+export function onOutputError(err: NodeJS.ErrnoException): void {
+  if (err.code === "EPIPE") process.exit(EXIT.ok);
+  process.stderr.write(`error: cannot write the output: ${err.message}\n`);
+  process.exit(EXIT.apiError);
 }
 
 /** Runs agentctl with the user arguments (no `node` / script path); resolves to the exit code. */
@@ -56,7 +73,7 @@ export async function runAgentctl(args: string[], io: CliIo = processIo): Promis
       return EXIT.usage;
     }
     if (err instanceof AgentdNetworkError) {
-      io.err(`error: ${terminalSafe(err.message)}${networkHint(err)}\n`);
+      io.err(`error: ${terminalSafe(err.message)}${networkHint(err, program.opts<GlobalOptions>().cacert)}\n`);
       return EXIT.apiError;
     }
     io.err(`error: ${terminalSafe(err instanceof Error ? err.message : String(err))}\n`);
@@ -83,6 +100,12 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
         "AGENTD_CACERT",
       ),
     )
+    .addOption(
+      new Option("--timeout <seconds>", "seconds to wait for the answer before giving up (exit 1)")
+        .env("AGENTD_TIMEOUT")
+        .default(DEFAULT_TIMEOUT_SECONDS)
+        .argParser(parseTimeout),
+    )
     .option("--json", "print JSON instead of a table (for scripts)", false);
 
   const agents = program.command("agents").description("inspect, pause and unpause agents");
@@ -90,7 +113,7 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
   // Each action builds its client from the global options and reports one result.
   const withClient = async (
     cmd: Command,
-    work: (client: AgentdClient, opts: GlobalOptions) => Promise<number>,
+    work: (client: AgentdClient, opts: GlobalOptions, signal: AbortSignal) => Promise<number>,
   ): Promise<void> => {
     const opts = cmd.optsWithGlobals<GlobalOptions>();
     opts.token = opts.token?.trim();
@@ -104,8 +127,13 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
       token: opts.token,
       ...(opts.cacert ? { ca: opts.cacert } : {}),
     });
+    const signal = AbortSignal.timeout(opts.timeout * 1000);
     try {
-      setExit(await work(client, opts));
+      setExit(await work(client, opts, signal));
+    } catch (err) {
+      if (!signal.aborted || err !== signal.reason) throw err;
+      io.err(`error: no answer from ${terminalSafe(opts.url)} within ${opts.timeout} s (--timeout, AGENTD_TIMEOUT)\n`);
+      setExit(EXIT.apiError);
     } finally {
       await client.close();
     }
@@ -115,8 +143,8 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
     .command("list")
     .description("list every agent")
     .action(async (_opts: unknown, cmd: Command) =>
-      withClient(cmd, async (client, opts) =>
-        report(io, opts, await client.listAgents(), (list) =>
+      withClient(cmd, async (client, opts, signal) =>
+        report(io, opts, await client.listAgents({ signal }), (list) =>
           opts.json ? json(list) : agentTable(list),
         ),
       ),
@@ -131,9 +159,9 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
       if (local.id === undefined && local.number === undefined) {
         cmd.error("error: exactly one of --id or --number is required", { exitCode: EXIT.usage });
       }
-      await withClient(cmd, async (client, opts) => {
+      await withClient(cmd, async (client, opts, signal) => {
         const result =
-          local.id !== undefined ? await client.getAgentById(local.id) : await client.getAgentByNumber(local.number!);
+          local.id !== undefined ? await client.getAgentById(local.id, { signal }) : await client.getAgentByNumber(local.number!, { signal });
         return report(io, opts, result, (agent) => (opts.json ? json(agent) : agentDetails(agent)));
       });
     });
@@ -144,8 +172,8 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
     .argument("<number>", "agent number", parseAgentNumber)
     .option("--reason <text>", "reason shown to supervisors")
     .action(async (number: string, local: { reason?: string }, cmd: Command) =>
-      withClient(cmd, async (client, opts) =>
-        report(io, opts, await client.pauseAgentByNumber(number, local.reason), () =>
+      withClient(cmd, async (client, opts, signal) =>
+        report(io, opts, await client.pauseAgentByNumber(number, local.reason, { signal }), () =>
           opts.json
             ? json({ number, paused: true, paused_reason: local.reason ?? null })
             : `agent ${number} paused${local.reason === undefined ? "" : ` (reason: ${terminalSafe(local.reason)})`}\n`,
@@ -158,8 +186,8 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
     .description("end the pause of a logged-in agent (not an error when it is not paused)")
     .argument("<number>", "agent number", parseAgentNumber)
     .action(async (number: string, _local: unknown, cmd: Command) =>
-      withClient(cmd, async (client, opts) =>
-        report(io, opts, await client.unpauseAgentByNumber(number), () =>
+      withClient(cmd, async (client, opts, signal) =>
+        report(io, opts, await client.unpauseAgentByNumber(number, { signal }), () =>
           opts.json ? json({ number, paused: false, paused_reason: null }) : `agent ${number} unpaused\n`,
         ),
       ),
@@ -179,9 +207,11 @@ const UNTRUSTED_CERTIFICATE = new Set([
 // The two mistakes of a first run, said in the user's terms: a server's
 // self-signed certificate not passed, and a plain http:// URL to a service
 // that speaks HTTPS only (which closes the connection without an answer).
-function networkHint(err: AgentdNetworkError): string {
+function networkHint(err: AgentdNetworkError, cacert: string | undefined): string {
   if (err.code !== undefined && UNTRUSTED_CERTIFICATE.has(err.code)) {
-    return "\n  the server's certificate is not trusted: pass it (or its CA's) with --cacert or AGENTD_CACERT; a default server writes its own to <data dir>/tls/cert.pem";
+    return cacert
+      ? "\n  the server's certificate is not trusted by the --cacert (or AGENTD_CACERT) file given: it must be that server's own certificate, or its CA's (a default server's is <data dir>/tls/cert.pem, renewed if deleted)"
+      : "\n  the server's certificate is not trusted: pass it (or its CA's) with --cacert or AGENTD_CACERT; a default server writes its own to <data dir>/tls/cert.pem";
   }
   if (err.url.startsWith("http://") && (err.code === "UND_ERR_SOCKET" || err.code === "ECONNRESET")) {
     return "\n  the connection was closed without an answer: the service speaks HTTPS only, so its URL starts with https://";
@@ -203,6 +233,16 @@ function parseUrl(value: string): string {
 function parseAgentNumber(value: string): string {
   if (value === "") throw new InvalidArgumentError("must not be empty");
   return value;
+}
+
+/** Seconds, as a decimal number above 0; at most a day (AbortSignal.timeout's bound is some 24 days). */
+function parseTimeout(value: string): number {
+  if (value === "") return DEFAULT_TIMEOUT_SECONDS;
+  const seconds = Number(value);
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(value) || seconds <= 0 || seconds > 86_400) {
+    throw new InvalidArgumentError("must be a number of seconds above 0, at most 86400");
+  }
+  return seconds;
 }
 
 function parsePositiveInt(value: string): number {

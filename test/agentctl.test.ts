@@ -3,15 +3,20 @@
 // openapi.yaml by default, or any running server when AGENTD_CLIENT_TEST_URL
 // (+ AGENTD_CLIENT_TEST_TOKEN, optional AGENTD_CLIENT_TEST_CA) is set; and,
 // in the last describe, against the real server started in this process.
+import { mkdtemp, rm } from "node:fs/promises";
 import { createServer as createHttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { run } from "../devkit/run.js";
 import { BASE_PATH } from "../server/contract.js";
 import { escapeRegExp } from "../server/escape-regexp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectValid, loadContract } from "./helpers/contract.js";
 import { freePort } from "../devkit/ports.js";
 import { suiteAgents } from "./helpers/agents.js";
-import { runAgentctl, type AgentctlRun } from "./helpers/agentctl.js";
+import { loadOrCreateCertificate } from "../server/tls/certificate.js";
+import { agentctlBin, runAgentctl, type AgentctlRun } from "./helpers/agentctl.js";
 import { ADMIN_TOKEN, useTestServer } from "./helpers/server.js";
 import { startMockOrExternalTarget, type Target } from "./helpers/targets.js";
 
@@ -147,6 +152,12 @@ describe("usage errors exit 2", () => {
     ["an empty number to unpause", ["agents", "unpause", ""], /'number'\. must not be empty/],
     ["an empty --number", ["agents", "get", "--number", ""], /--number <number>' argument '' is invalid\. must not be empty/],
     ["a --url without a scheme", ["--url", "127.0.0.1:9493/1.0", "agents", "list"], /--url <url>' argument '127\.0\.0\.1:9493\/1\.0' is invalid\. is not an absolute URL/],
+    // fetch would refuse it with a bare TypeError repeating the password (found by a scripting walk).
+    ["a --url with a user name and password", ["--url", "https://user:pw@localhost:9493/1.0", "agents", "list"], /is invalid\. holds a user name or password, which the service does not read/],
+    ["a --url with a query", ["--url", "https://localhost:9493/1.0?x=1", "agents", "list"], /is invalid\. has a query or a fragment/],
+    ["a --url with a fragment", ["--url", "https://localhost:9493/1.0#top", "agents", "list"], /is invalid\. has a query or a fragment/],
+    ["a --timeout of 0", ["--timeout", "0", "agents", "list"], /--timeout <seconds>' argument '0' is invalid\. must be a number of seconds above 0/],
+    ["a --timeout that is not a number", ["--timeout", "5s", "agents", "list"], /--timeout <seconds>' argument '5s' is invalid/],
   ];
   for (const [label, args, message] of cases) {
     it(label, async () => {
@@ -194,7 +205,60 @@ describe("usage errors exit 2", () => {
   });
 });
 
+// Found by a scripting walk: a reader that stops early (`| head -1`) made
+// agentctl die of an unhandled EPIPE, with a stack trace and exit 1.
+describe("standard output that fails", () => {
+  let fleet: ReturnType<typeof createHttpServer>;
+  let url: string;
+  beforeAll(async () => {
+    // Far more than a pipe holds (64 KiB), so the writer meets the closed pipe.
+    const agents = Array.from({ length: 3000 }, (_, i) => ({
+      id: i + 1, origin_uuid: "6f1e1f5c-6c4b-4e5e-9f3e-2f1a1b1c1d1e", number: String(10000 + i), logged: false,
+      extension: null, context: null, paused: false, paused_reason: null, state_interface: null,
+    }));
+    const body = JSON.stringify(agents);
+    fleet = createHttpServer((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end(body));
+    await new Promise<void>((resolve) => fleet.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(fleet.address() as AddressInfo).port}${BASE_PATH}`;
+  });
+  afterAll(async () => {
+    fleet.closeAllConnections();
+    await new Promise<void>((resolve) => fleet.close(() => resolve()));
+  });
+
+  it("a reader that stops early ends it quietly, with 0, under set -o pipefail", async () => {
+    for (const format of ["--json", ""]) {
+      const script = `set -o pipefail; "$0" "$1" ${format} agents list | head -c 1 > /dev/null`;
+      const piped = await run("bash", ["-c", script, process.execPath, agentctlBin], { env: { PATH: process.env.PATH, AGENTD_URL: url, AGENTD_TOKEN: "t" } });
+      expect({ code: piped.code, stderr: piped.stderr }, format).toEqual({ code: 0, stderr: "" });
+    }
+  });
+
+  it("a full disk is one error line and exit 1", async () => {
+    const full = await run("bash", ["-c", `"$0" "$1" agents list > /dev/full`, process.execPath, agentctlBin], { env: { PATH: process.env.PATH, AGENTD_URL: url, AGENTD_TOKEN: "t" } });
+    expect(full.code).toBe(1);
+    expect(full.stderr).toMatch(/^error: cannot write the output: ENOSPC[^\n]*\n$/);
+  });
+});
+
 describe("network errors exit 1", () => {
+  // Found by a scripting walk: a server that accepts and never answers held agentctl for minutes.
+  it("a server that never answers: exit 1 once --timeout (AGENTD_TIMEOUT) has passed, saying so", async () => {
+    const silent = createHttpServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}${BASE_PATH}`;
+      for (const [args, env] of [[["--timeout", "0.5"], {}], [[], { AGENTD_TIMEOUT: "0.5" }]] as [string[], Record<string, string>][]) {
+        const run = await runAgentctl([...args, "agents", "pause", "1001"], { AGENTD_URL: url, AGENTD_TOKEN: "t", ...env });
+        expect(run.code).toBe(1);
+        expect(run.stderr).toBe(`error: no answer from ${url} within 0.5 s (--timeout, AGENTD_TIMEOUT)\n`);
+      }
+    } finally {
+      silent.closeAllConnections();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+
   it("an unreachable URL names the URL and the cause", async () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}${BASE_PATH}`;
@@ -401,6 +465,18 @@ describe("against the real server", () => {
     expect(run.stderr).toContain(`error: cannot reach ${server.url}/agents: `);
     expect(run.stderr).toMatch(/DEPTH_ZERO_SELF_SIGNED_CERT|self[- ]signed certificate/);
     expect(run.stderr).toContain("\n  the server's certificate is not trusted: pass it (or its CA's) with --cacert or AGENTD_CACERT");
+  });
+
+  it("with a --cacert that is another server's certificate: the hint says the file given is the wrong one", async () => {
+    const other = await mkdtemp(path.join(tmpdir(), "agentctl-other-ca-"));
+    try {
+      const { certPath } = await loadOrCreateCertificate({ dataDir: other });
+      const run = await runAgentctl(["--url", server.url, "--token", ADMIN_TOKEN, "--cacert", certPath, "agents", "list"]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain("\n  the server's certificate is not trusted by the --cacert (or AGENTD_CACERT) file given: it must be that server's own certificate, or its CA's");
+    } finally {
+      await rm(other, { recursive: true, force: true });
+    }
   });
 
   it("an http:// URL to the HTTPS port exits 1 and says the service speaks HTTPS only", async () => {

@@ -309,6 +309,8 @@ describe("client behaviour without a network", () => {
       [() => createAgentdClient({ baseUrl: "127.0.0.1:9493/1.0", token: "t" }), /baseUrl is not an absolute URL \(such as https:\/\/localhost:9493\/1\.0\)/],
       [() => createAgentdClient({ baseUrl: "not a url", token: "t" }), /baseUrl is not an absolute URL/],
       [() => createAgentdClient({ baseUrl: "ftp://localhost/1.0", token: "t" }), /baseUrl has the scheme ftp: where https: \(or http:, for the mocks\) is expected/],
+      [() => createAgentdClient({ baseUrl: "https://user:secret@localhost/1.0", token: "t" }), /baseUrl holds a user name or password, which the service does not read: it takes only a token$/],
+      [() => createAgentdClient({ baseUrl: "https://localhost/1.0?x=1", token: "t" }), /baseUrl has a query or a fragment/],
       [() => createAgentdClient({ baseUrl: OBSERVED_BASE_URL, token: "tok\u20acn" }), /token holds a character a token cannot hold \(U\+20AC at position 4\)/],
       [() => createAgentdClient({ baseUrl: OBSERVED_BASE_URL, token: "sjLZzwsAC9PW\u2026" }), /U\+2026 at position 13/],
       [() => createAgentdClient({ baseUrl: OBSERVED_BASE_URL, token: "two words" }), /U\+0020 at position 4/],

@@ -96,7 +96,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
 }
 
 /** agentctl's variables (client/cli.ts), often exported in the same shell: not agentd's, but no mistake either. */
-export const AGENTCTL_VARIABLES: ReadonlySet<string> = new Set(["AGENTD_URL", "AGENTD_TOKEN", "AGENTD_CACERT"]);
+export const AGENTCTL_VARIABLES: ReadonlySet<string> = new Set(["AGENTD_URL", "AGENTD_TOKEN", "AGENTD_CACERT", "AGENTD_TIMEOUT"]);
 
 /**
  * The AGENTD_* names in `env` that neither agentd nor agentctl reads,
