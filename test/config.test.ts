@@ -234,6 +234,9 @@ describe("bad values name their variable", () => {
     ["AGENTD_DRAIN_DELAY", "soon", /^AGENTD_DRAIN_DELAY: must be a duration/],
     ["AGENTD_DATABASE_URL", "mysql://db/agentd", /postgres:\/\/ or postgresql:\/\//],
     ["AGENTD_DATABASE_URL", "not a url", /postgres:\/\//],
+    // Found by an operator's walk: nothing said why a URL libpq would take is refused here.
+    ["AGENTD_DATABASE_URL", "postgres://agentd:pa/ss#1@db/agentd", /^AGENTD_DATABASE_URL: must be a postgres:\/\/ or postgresql:\/\/ URL that parses: percent-encode @ : \/ \? # % in the user name and password .* \(value not shown, 35 characters\)$/],
+    ["AGENTD_DATABASE_URL", "postgresql://agentd@/agentd?host=/var/run/postgresql", /give a Unix socket as \?host=\/path after a host name/],
     ["AGENTD_ORIGIN_UUID", "1234", /must be a UUID, got "1234"/],
     ["AGENTD_ADMIN_TOKEN", "short", /at least 16/],
     ["AGENTD_ADMIN_TOKEN", "sixteen chars with spaces", /without spaces/],

@@ -13,6 +13,7 @@ import { BASE_PATH } from "../server/contract.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { adminSocketPath } from "../server/admin/channel.js";
 import { migrate, MIGRATIONS } from "../server/db/migrations.js";
+import { openPostgres } from "../server/db/postgres.js";
 import { DEMO_AGENTS } from "../server/store/seed.js";
 import { hashToken } from "../server/store/sql-token-store.js";
 import { SUITE_AGENTS, suiteAgents } from "./helpers/agents.js";
@@ -865,12 +866,55 @@ describe("start-up failures name the path and the system's reason, and exit 1", 
       const result = await runAgentd(["serve"], { AGENTD_DATABASE_URL: url.href, AGENTD_PORT: "0", AGENTD_OPS_PORT: "0" }, { cwd: tmp, timeoutMs: 30_000 });
       url.password = "***";
       url.search = "";
-      expect(result.stderr.split("\n")).toContain(`agentd: cannot migrate the database ${url.href}?… (AGENTD_DATABASE_URL): permission denied for schema public`);
+      expect(result.stderr.split("\n")).toContain(
+        `agentd: cannot migrate the database ${url.href}?… (AGENTD_DATABASE_URL): permission denied for schema public: a new database's schema is made by a role that may create tables in it (its owner can)`,
+      );
       expect(result.stderr).not.toMatch(/hunter[23]/);
       expect(result.code).toBe(1);
     } finally {
       await db.query(`DROP ROLE IF EXISTS ${role}`);
       await db.close();
+      await database.cleanup();
+    }
+  });
+
+  // Found by an operator's walk: a role missing the grants, or one granted
+  // what it serves on a schema a migration behind, was told "permission
+  // denied for schema public", pointing at CREATE, which it did not need.
+  it.runIf(postgresTestUrl() !== undefined)("a PostgreSQL role without the grants, or granted on a schema a migration behind, is told what it lacks", async () => {
+    const database = await freshPostgres();
+    const owner = await database.open();
+    const role = `agentd_rw_${Date.now()}`;
+    try {
+      await migrate(owner, MIGRATIONS.slice(0, -1));
+      await owner.query(`CREATE ROLE ${role} LOGIN`);
+      const url = new URL(database.location);
+      url.username = role;
+      const asRole = async (): Promise<string> => {
+        const db = await openPostgres(url.href, { timeoutMs: 5_000 });
+        try {
+          await migrate(db);
+          return "migrated";
+        } catch (err) {
+          return (err as Error).message;
+        } finally {
+          await db.close();
+        }
+      };
+      expect(await asRole()).toBe("permission denied for table schema_migrations: the role needs the README's grants (PostgreSQL) on the tables it serves");
+      await owner.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${role}`);
+      await owner.query(`GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO ${role}`);
+      // PostgreSQL's own words first ("must be owner of table …"), then what to do.
+      expect(await asRole()).toMatch(
+        new RegExp(`^[^:]+: migration ${MIGRATIONS.length} of this agentd needs the rights of the role that owns the schema: start it once with that role, then give the grants again$`),
+      );
+      // Once the owner has migrated, the granted role serves.
+      await migrate(owner);
+      expect(await asRole()).toBe("migrated");
+    } finally {
+      await owner.query(`DROP OWNED BY ${role}`).catch(() => undefined);
+      await owner.query(`DROP ROLE IF EXISTS ${role}`);
+      await owner.close();
       await database.cleanup();
     }
   });

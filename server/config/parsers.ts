@@ -86,7 +86,17 @@ export function url(raw: string, protocols: readonly string[], needsHost: boolea
 
 export function postgresUrl(raw: string): string {
   // An empty host is fine here: pg then takes it from ?host= (Unix socket) or PGHOST.
-  url(raw, ["postgres:", "postgresql:"], false);
+  try {
+    url(raw, ["postgres:", "postgresql:"], false);
+  } catch (error) {
+    // The value is a secret, never shown: say the two ways a URL libpq takes can fail here.
+    if (!/^postgres(ql)?:\/\//i.test(raw)) throw error;
+    throw new Error(
+      "must be a postgres:// or postgresql:// URL that parses: percent-encode @ : / ? # % in the user name and password (%40 %3A %2F %3F %23 %25), " +
+        "and give a Unix socket as ?host=/path after a host name (postgres://agentd@localhost/agentd?host=/var/run/postgresql)",
+      { cause: error },
+    );
+  }
   return raw;
 }
 

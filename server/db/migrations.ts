@@ -90,13 +90,24 @@ export async function migrate(sql: Sql, migrations: readonly Migration[] = MIGRA
   if (await upToDate(sql, migrations.length)) return [];
   return sql.transaction(async (tx) => {
     await tx.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK_KEY]);
-    await tx.query(
-      `CREATE TABLE IF NOT EXISTS schema_migrations (
-         version integer PRIMARY KEY,
-         applied_at timestamptz NOT NULL DEFAULT now()
-       )`,
-    );
-    const rows = await tx.query<{ version: number }>("SELECT version FROM schema_migrations");
+    // Made only when missing: CREATE TABLE IF NOT EXISTS needs CREATE on
+    // the schema even when the table is there, so a role that may only read
+    // and write was told "permission denied for schema public", not what it
+    // lacks.
+    const [table] = await tx.query<{ present: boolean }>("SELECT to_regclass('schema_migrations') IS NOT NULL AS present");
+    if (!table?.present) {
+      await tx
+        .query(
+          `CREATE TABLE schema_migrations (
+             version integer PRIMARY KEY,
+             applied_at timestamptz NOT NULL DEFAULT now()
+           )`,
+        )
+        .catch(lacking("a new database's schema is made by a role that may create tables in it (its owner can)"));
+    }
+    const rows = await tx
+      .query<{ version: number }>("SELECT version FROM schema_migrations")
+      .catch(lacking("the role needs the README's grants (PostgreSQL) on the tables it serves"));
     const applied = new Set(rows.map((row) => row.version));
     const newest = Math.max(0, ...applied);
     if (newest > migrations.length) {
@@ -114,10 +125,25 @@ export async function migrate(sql: Sql, migrations: readonly Migration[] = MIGRA
     for (const [index, statements] of migrations.entries()) {
       const version = index + 1;
       if (applied.has(version)) continue;
-      for (const statement of statements) await tx.query(statement);
+      const needsOwner = lacking(
+        `migration ${version} of this agentd needs the rights of the role that owns the schema: start it once with that role, then give the grants again`,
+      );
+      for (const statement of statements) await tx.query(statement).catch(needsOwner);
       await tx.query("INSERT INTO schema_migrations (version) VALUES ($1)", [version]);
       done.push(version);
     }
     return done;
   });
+}
+
+/**
+ * A rejection handler that says, for PostgreSQL's "insufficient privilege"
+ * (42501), what the role lacks at this step; any other failure goes on as
+ * it came (a database unavailable stays one).
+ */
+function lacking(what: string): (err: unknown) => never {
+  return (err) => {
+    if ((err as { code?: unknown }).code === "42501" && err instanceof Error) throw new Error(`${err.message}: ${what}`, { cause: err });
+    throw err;
+  };
 }
