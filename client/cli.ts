@@ -106,7 +106,8 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
         .default(DEFAULT_TIMEOUT_SECONDS)
         .argParser(parseTimeout),
     )
-    .option("--json", "print JSON instead of a table (for scripts)", false);
+    .option("--json", "print JSON instead of a table (for scripts)", false)
+    .addHelpText("after", "\nExit codes: 0 success, 1 API or network error (a time-out included), 2 usage error.");
 
   const agents = program.command("agents").description("inspect, pause and unpause agents");
 
@@ -232,6 +233,8 @@ function parseUrl(value: string): string {
 // is a path the API does not have, a 404 that says nothing of the number).
 function parseAgentNumber(value: string): string {
   if (value === "") throw new InvalidArgumentError("must not be empty");
+  // Dot segments, which URL parsing removes: `/agents/by-number/..` is the list.
+  if (value === "." || value === "..") throw new InvalidArgumentError("must not be . or ..");
   return value;
 }
 

@@ -151,6 +151,8 @@ describe("usage errors exit 2", () => {
     ["an empty number to pause", ["agents", "pause", ""], /'number'\. must not be empty/],
     ["an empty number to unpause", ["agents", "unpause", ""], /'number'\. must not be empty/],
     ["an empty --number", ["agents", "get", "--number", ""], /--number <number>' argument '' is invalid\. must not be empty/],
+    ["a --number of ..", ["agents", "get", "--number", ".."], /--number <number>' argument '\.\.' is invalid\. must not be \. or \.\./],
+    ["a number of . to pause", ["agents", "pause", "."], /'number'\. must not be \. or \.\./],
     ["a --url without a scheme", ["--url", "127.0.0.1:9493/1.0", "agents", "list"], /--url <url>' argument '127\.0\.0\.1:9493\/1\.0' is invalid\. is not an absolute URL/],
     // fetch would refuse it with a bare TypeError repeating the password (found by a scripting walk).
     ["a --url with a user name and password", ["--url", "https://user:pw@localhost:9493/1.0", "agents", "list"], /is invalid\. holds a user name or password, which the service does not read/],
@@ -196,7 +198,8 @@ describe("usage errors exit 2", () => {
     expect(run.stderr).toMatch(/cannot read CA certificate file \/nonexistent\/ca\.pem/);
   });
 
-  it("--help is not an error", async () => {
+  it("--help is not an error, and names the exit codes", async () => {
+    expect((await runAgentctl(["--help"])).stdout).toContain("Exit codes: 0 success, 1 API or network error (a time-out included), 2 usage error.");
     const run = await runAgentctl(["agents", "--help"]);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/list/);
