@@ -42,17 +42,34 @@ interface GlobalOptions {
 }
 
 /**
- * What agentctl does when its standard output fails. A reader that stops
- * early (`agentctl agents list | head -1`, `| grep -q`) closes the pipe:
- * the command did its work and no one reads the rest, so it ends quietly
- * with 0 (a script under `set -o pipefail` must not fail for it). Any
- * other failure (a full disk) is one `error:` line and exit 1, not a stack
- * trace.
+ * Standard output's failures, for the bin. A reader that stops early
+ * (`agentctl agents list | head -1`, `| grep -q`) closes the pipe: no one
+ * reads the rest, which is no failure of the command, so the rest is
+ * dropped quietly and the command's own exit code stands (0 when it
+ * worked: a script under `set -o pipefail` must not fail for it; 1 when
+ * the API refused). Any other failure (a full disk) is one `error:` line
+ * and exit 1, not a stack trace.
  */
-export function onOutputError(err: NodeJS.ErrnoException): void {
-  if (err.code === "EPIPE") process.exit(EXIT.ok);
-  process.stderr.write(`error: cannot write the output: ${err.message}\n`);
-  process.exit(EXIT.apiError);
+export function guardOutput(): { exit(code: number): void } {
+  let failed = false;
+  const onError = (err?: NodeJS.ErrnoException | null) => {
+    if (!err || err.code === "EPIPE" || failed) return;
+    failed = true;
+    process.stderr.write(`error: cannot write the output: ${err.message}\n`);
+  };
+  process.stdout.on("error", onError);
+  return {
+    // Once what was written is out (the empty write's callback says whether
+    // it could be: the stream's error event may come only later), rather
+    // than when nothing is left to do: a connection undici is still making
+    // (a TLS handshake that never ends) would hold the process past
+    // --timeout, for undici's own bound.
+    exit: (code) =>
+      process.stdout.write("", (err) => {
+        onError(err);
+        process.stderr.write("", () => process.exit(failed ? EXIT.apiError : code));
+      }),
+  };
 }
 
 /** Runs agentctl with the user arguments (no `node` / script path); resolves to the exit code. */

@@ -220,7 +220,11 @@ describe("standard output that fails", () => {
       extension: null, context: null, paused: false, paused_reason: null, state_interface: null,
     }));
     const body = JSON.stringify(agents);
-    fleet = createHttpServer((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end(body));
+    fleet = createHttpServer((req, res) =>
+      req.url?.includes("/by-number/")
+        ? res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: "no such agent" }))
+        : res.writeHead(200, { "content-type": "application/json" }).end(body),
+    );
     await new Promise<void>((resolve) => fleet.listen(0, "127.0.0.1", resolve));
     url = `http://127.0.0.1:${(fleet.address() as AddressInfo).port}${BASE_PATH}`;
   });
@@ -235,6 +239,14 @@ describe("standard output that fails", () => {
       const piped = await run("bash", ["-c", script, process.execPath, agentctlBin], { env: { PATH: process.env.PATH, AGENTD_URL: url, AGENTD_TOKEN: "t" } });
       expect({ code: piped.code, stderr: piped.stderr }, format).toEqual({ code: 0, stderr: "" });
     }
+  });
+
+  // Found by review: the first version exited 0 on any closed pipe, hiding an API error.
+  it("a reader that stops early leaves an API error's exit 1 as it is", async () => {
+    const script = `set -o pipefail; "$0" "$1" --json agents get --number 9999 | true`;
+    const piped = await run("bash", ["-c", script, process.execPath, agentctlBin], { env: { PATH: process.env.PATH, AGENTD_URL: url, AGENTD_TOKEN: "t" } });
+    expect(piped.code).toBe(1);
+    expect(piped.stderr).toBe("error: 404 no such agent\n");
   });
 
   it("a full disk is one error line and exit 1", async () => {

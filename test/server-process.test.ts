@@ -919,6 +919,33 @@ describe("start-up failures name the path and the system's reason, and exit 1", 
     }
   });
 
+  // Found by review: looking schema_migrations up on the whole search_path
+  // took another application's, in a later schema, for agentd's record.
+  it.runIf(postgresTestUrl() !== undefined)("a schema of its own on the search_path: another application's schema_migrations in a later one is left alone", async () => {
+    const database = await freshPostgres();
+    const owner = await database.open();
+    try {
+      await owner.query("CREATE SCHEMA agentd");
+      await owner.query("CREATE TABLE public.schema_migrations (version bigint PRIMARY KEY)");
+      await owner.query("INSERT INTO public.schema_migrations VALUES (1), (2), (3)");
+      const url = new URL(database.location);
+      url.searchParams.set("options", "-c search_path=agentd,public");
+      const db = await openPostgres(url.href, { timeoutMs: 5_000 });
+      try {
+        expect(await migrate(db)).toEqual(MIGRATIONS.map((_, index) => index + 1));
+        expect(await migrate(db)).toEqual([]);
+      } finally {
+        await db.close();
+      }
+      const tables = await owner.query<{ schema: string }>("SELECT table_schema AS schema FROM information_schema.tables WHERE table_name = 'agents'");
+      expect(tables).toEqual([{ schema: "agentd" }]);
+      expect(await owner.query("SELECT version FROM public.schema_migrations ORDER BY version")).toEqual([{ version: "1" }, { version: "2" }, { version: "3" }]);
+    } finally {
+      await owner.close();
+      await database.cleanup();
+    }
+  });
+
   // Found by an operator: a role granted only the tables served, then
   // answered 500 to every pause that records an event (its outbox row is
   // numbered by a sequence). The README's grants, exactly, given before an

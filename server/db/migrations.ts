@@ -53,12 +53,19 @@ export function readMigrations(dir: string = findMigrations()): Migration[] {
 /** This agentd's migrations, read when the module loads. */
 export const MIGRATIONS: readonly Migration[] = readMigrations();
 
+/**
+ * Whether schema_migrations is in the schema agentd creates in (the first
+ * of the search_path), not merely somewhere on the path: another
+ * application's, in a later schema, is not agentd's record.
+ */
+const OWN_TABLE_PRESENT = "SELECT to_regclass(quote_ident(current_schema()) || '.schema_migrations') IS NOT NULL AS present";
+
 /** Whether versions 1 to `latest` are all applied, and nothing newer: false too when there is no schema yet. */
 async function upToDate(sql: Sql, latest: number): Promise<boolean> {
   try {
     // Asked first, so that a new database is told apart without a failed
     // statement: operators alert on agentd_db_errors_total.
-    const [table] = await sql.query<{ present: boolean }>("SELECT to_regclass('schema_migrations') IS NOT NULL AS present");
+    const [table] = await sql.query<{ present: boolean }>(OWN_TABLE_PRESENT);
     if (!table?.present) return false;
     const [row] = await sql.query<{ applied: number; newest: number }>(
       "SELECT count(*)::int AS applied, coalesce(max(version), 0) AS newest FROM schema_migrations",
@@ -94,7 +101,7 @@ export async function migrate(sql: Sql, migrations: readonly Migration[] = MIGRA
     // the schema even when the table is there, so a role that may only read
     // and write was told "permission denied for schema public", not what it
     // lacks.
-    const [table] = await tx.query<{ present: boolean }>("SELECT to_regclass('schema_migrations') IS NOT NULL AS present");
+    const [table] = await tx.query<{ present: boolean }>(OWN_TABLE_PRESENT);
     if (!table?.present) {
       await tx
         .query(

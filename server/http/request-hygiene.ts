@@ -63,8 +63,10 @@ export function requestHygiene(bodyLimitBytes: number): RequestHandler {
  * null. At once, except for a chunked body so refused: it is waited for, as
  * one that ends with no chunk is no body, like `Content-Length: 0` (a
  * client that streams an empty pause sends no Content-Type, and the 17.05
- * client's pause has none). Shared with the mocks' front door, so both
- * mocks refuse what the server refuses.
+ * client's pause has none). Such a refusal then waits for the body's first
+ * byte, or the request time-out's 408: no longer a hold than any chunked
+ * body's. Shared with the mocks' front door, so both mocks refuse what the
+ * server refuses.
  */
 export function bodyRefusal(req: IncomingMessage, then: (refused: HttpProblem | null) => void): void {
   const refused = bodyOnGet(req) ?? bodyNotJson(req);

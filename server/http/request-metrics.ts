@@ -10,9 +10,11 @@ import { onRequestEnd } from "./request-end.js";
  * Counts each request under its contract operationId. A request that
  * matched no operation (unknown path, wrong method) counts as "unknown":
  * labels are never built from the raw path, so any number of made-up URLs
- * adds no new series. One whose client left before its answer was sent
- * counts as "aborted", not as the 200 Node's response starts with: slow
- * answers given up on must not read as successes.
+ * adds no new series. One whose connection ended before its answer was
+ * sent (the client left, or the server cut it: a 408 written to the
+ * socket, a stop's time-out) counts as "aborted", not as the 200 Node's
+ * response starts with: slow answers given up on must not read as
+ * successes.
  */
 export function requestMetrics(metrics: Metrics): RequestHandler {
   return (req, res, next) => {

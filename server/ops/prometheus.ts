@@ -40,7 +40,7 @@ export function createMetrics(build: BuildInfo): PrometheusMetrics {
 
   const requests = new Counter({
     name: "agentd_http_requests_total",
-    help: "API requests answered, by contract operation (unknown when none matched) and status.",
+    help: "API requests, by contract operation (unknown when none matched) and status answered (aborted when the connection ended before the answer was sent).",
     labelNames: ["operation", "status"],
     registers: [registry],
   });
