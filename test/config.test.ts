@@ -234,6 +234,8 @@ describe("bad values name their variable", () => {
     ["AGENTD_DRAIN_DELAY", "soon", /^AGENTD_DRAIN_DELAY: must be a duration/],
     ["AGENTD_DATABASE_URL", "mysql://db/agentd", /postgres:\/\/ or postgresql:\/\//],
     ["AGENTD_DATABASE_URL", "not a url", /postgres:\/\//],
+    // Found by a docs reader: taken as one URL whose path held the second, and every event went to the first host only.
+    ["AGENTD_WEBHOOK_URLS", "http://a.example/ http://b.example/", /^AGENTD_WEBHOOK_URLS: must be URLs separated by commas: one holds a space/],
     // Found by an operator's walk: nothing said why a URL libpq would take is refused here.
     ["AGENTD_DATABASE_URL", "postgres://agentd:pa/ss#1@db/agentd", /^AGENTD_DATABASE_URL: must be a postgres:\/\/ or postgresql:\/\/ URL that parses: percent-encode @ : \/ \? # % in the user name and password .* \(value not shown, 35 characters\)$/],
     ["AGENTD_DATABASE_URL", "postgresql://agentd@/agentd?host=/var/run/postgresql", /give a Unix socket as \?host=\/path after a host name/],
@@ -383,6 +385,11 @@ describe("event sinks", () => {
     expect(errors({ AGENTD_WEBHOOK_URLS: "https://hooks.example/a" })).toEqual(["AGENTD_WEBHOOK_SECRET: must be set when AGENTD_WEBHOOK_URLS is"]);
     expect(errors({ AGENTD_WEBHOOK_URLS: "https://hooks.example/a", AGENTD_WEBHOOK_SECRET: "short" })[0]).toMatch(/^AGENTD_WEBHOOK_SECRET: must be whsec_.*value not shown/);
     // Several secrets, while one replaces another: each must be one, and the value is shown to no one.
+    // Found by an events integrator: 4n+1 characters, whose last Node's decoder dropped (and Python's refused).
+    expect(errors({ AGENTD_WEBHOOK_URLS: "https://hooks.example/a", AGENTD_WEBHOOK_SECRET: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwA" })[0]).toMatch(/^AGENTD_WEBHOOK_SECRET: must be whsec_/);
+    expect(errors({ AGENTD_WEBHOOK_URLS: "https://hooks.example/a", AGENTD_WEBHOOK_SECRET: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwAB=" })[0]).toMatch(/^AGENTD_WEBHOOK_SECRET: must be whsec_/);
+    expect(ok({ AGENTD_WEBHOOK_URLS: "https://hooks.example/a", AGENTD_WEBHOOK_SECRET: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwAB" }).events.webhookSecret).toBe("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwAB");
+    expect(ok({ AGENTD_WEBHOOK_URLS: "https://hooks.example/a", AGENTD_WEBHOOK_SECRET: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwAB==" }).events.webhookSecret).toBe("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwAB==");
     const rotating = errors({ AGENTD_WEBHOOK_URLS: "https://hooks.example/a", AGENTD_WEBHOOK_SECRET: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw short" });
     expect(rotating[0]).toMatch(/^AGENTD_WEBHOOK_SECRET: must be whsec_.*several such secrets separated by spaces.*value not shown/);
     expect(rotating[0]).not.toContain("MfKQ9r8");

@@ -4,6 +4,7 @@
 // tsx (the type checker checks it in npm run check), Python under Debian's
 // python3 with python3-requests (.ci/run installs it). The receivers get a
 // real signed delivery from the server, and refuse a tampered or stale one.
+import { packageVersion } from "../server/package-root.js";
 import { spawn, type ChildProcess } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { copyFile, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
@@ -226,12 +227,16 @@ describe("the webhook receivers", () => {
     await vi.waitFor(() => expect(recorder.received.find((d) => d.body.includes("for the receivers"))).toBeDefined(), { timeout: 15_000 });
     const delivery = recorder.received.find((d) => d.body.includes("for the receivers"))!;
     const id = delivery.headers["webhook-id"] as string;
+    // Found by an events integrator: no User-Agent, which some firewalls refuse.
+    expect(delivery.headers["user-agent"]).toBe(`agentd/${packageVersion()}`);
     for (const receiver of receivers) {
       // The server's own delivery to this receiver, handled and printed once.
       await vi.waitFor(() => expect(receiver.output(), receiver.lang).toContain(`agent_paused 1001 "for the receivers" ${id}`), { timeout: 15_000 });
       const signed = { "webhook-id": id, "webhook-timestamp": delivery.headers["webhook-timestamp"] as string, "webhook-signature": delivery.headers["webhook-signature"] as string };
       expect(await deliver(receiver, signed, delivery.body.replace("for the receivers", "for the attacker")), `${receiver.lang}: tampered body`).toBe(401);
       expect(await deliver(receiver, { ...signed, "webhook-signature": "v1,AAAA" }, delivery.body), `${receiver.lang}: bad signature`).toBe(401);
+      // Found by an events integrator: Python's compare_digest raised on a non-ASCII str, and no answer came.
+      expect(await deliver(receiver, { ...signed, "webhook-signature": "v1,\u00e9" }, delivery.body), `${receiver.lang}: non-ASCII signature`).toBe(401);
       const stale = new Date(Date.now() - 10 * 60_000);
       const staleHeaders = { "webhook-id": id, "webhook-timestamp": String(Math.floor(stale.getTime() / 1000)), "webhook-signature": new Webhook(SECRET).sign(id, stale, delivery.body) };
       expect(await deliver(receiver, staleHeaders, delivery.body), `${receiver.lang}: stale timestamp`).toBe(401);

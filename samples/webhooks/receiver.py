@@ -24,7 +24,8 @@ def verified(webhook_id, timestamp, body, signatures):
     expected = base64.b64encode(hmac.new(SECRET, signed, hashlib.sha256).digest()).decode()
     # The header lists one or more "v1,<signature>", separated by spaces.
     return any(
-        version == "v1" and hmac.compare_digest(signature, expected)
+        # As bytes: compare_digest refuses str holding a non-ASCII character (a TypeError, no answer).
+        version == "v1" and hmac.compare_digest(signature.encode(), expected.encode())
         for version, _, signature in (entry.partition(",") for entry in signatures.split())
     )
 

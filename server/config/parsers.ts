@@ -142,6 +142,9 @@ export function exchangeName(raw: string): string {
 export function webhookUrls(raw: string): string[] {
   const list: string[] = [];
   for (const item of raw.split(",").map((u) => u.trim()).filter((u) => u !== "")) {
+    // The URL parser would take `http://a/ http://b/` as one URL, its path
+    // `/%20http://b/`, and every event would go to the first host only.
+    if (/\s/.test(item)) throw new Error("must be URLs separated by commas: one holds a space");
     // A user name or password in the URL would never reach the receiver
     // (undici sends no Authorization from it), which answers 401 forever:
     // receivers check the signature instead.
@@ -161,8 +164,12 @@ export function webhookUrls(raw: string): string[] {
 export function webhookSecret(raw: string): string {
   const secrets = raw.trim().split(/\s+/);
   for (const secret of secrets) {
-    const key = Buffer.from(secret.replace(/^whsec_/, ""), "base64");
-    if (!/^(whsec_)?[A-Za-z0-9+/]+={0,2}$/.test(secret) || key.length < 24) {
+    const encoded = secret.replace(/^whsec_/, "");
+    const key = Buffer.from(encoded, "base64");
+    // Node's decoder drops a last character that makes no byte (a length of
+    // 4n+1), so two secrets would sign alike, and Python's refuses it.
+    const length = encoded.replace(/=+$/, "").length;
+    if (!/^(whsec_)?[A-Za-z0-9+/]+={0,2}$/.test(secret) || key.length < 24 || length % 4 === 1 || (encoded.endsWith("=") && encoded.length % 4 !== 0)) {
       throw new Error("must be whsec_ followed by at least 24 bytes in base64 (the whsec_ may be left out), or several such secrets separated by spaces");
     }
   }

@@ -16,6 +16,7 @@
 import { EventEmitter } from "node:events";
 import { Pool } from "undici";
 import { Webhook } from "standardwebhooks";
+import { packageVersion } from "../package-root.js";
 import { answerExcerpt, urlSecrets } from "./answer-excerpt.js";
 import { DeliveryRefused, webhookSinkName, type EventSink, type OutboxEvent } from "./sink.js";
 
@@ -44,6 +45,8 @@ export class WebhookSink implements EventSink {
   private readonly path: string;
   /** Masked in what the receiver answers (answer-excerpt.ts). */
   private readonly secrets: string[];
+  /** Who is calling, for the receiver's logs (and firewalls that refuse a request without one). */
+  private readonly userAgent = `agentd/${packageVersion()}`;
 
   constructor(private readonly options: WebhookSinkOptions) {
     this.name = webhookSinkName(options.url);
@@ -74,6 +77,7 @@ export class WebhookSink implements EventSink {
         method: "POST",
         headers: {
           "content-type": "application/json",
+          "user-agent": this.userAgent,
           "webhook-id": event.eventId,
           "webhook-timestamp": String(Math.floor(now.getTime() / 1000)),
           "webhook-signature": this.signers.map((signer) => signer.sign(event.eventId, now, event.payload)).join(" "),
