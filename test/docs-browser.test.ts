@@ -607,8 +607,31 @@ describe("the code samples in chromium", () => {
     }
     await page.getByRole("link", { name: "Receiving webhooks" }).first().click();
     await page.getByRole("heading", { level: 3, name: "Receiver (Python)" }).waitFor({ state: "visible" });
-    await expect.poll(() => page.getByText("hmac.compare_digest(signature, expected)").count()).toBeGreaterThan(0);
+    await expect.poll(() => page.getByText("hmac.compare_digest(signature.encode(), expected.encode())").count()).toBeGreaterThan(0);
     await expect.poll(() => page.getByText("webhook.verify(body, req.headers").count()).toBeGreaterThan(0);
+  });
+});
+
+// Found by a docs reader's walk: the content began some thirty Tab stops in.
+describe("the keyboard", () => {
+  it("reaches a skip link first, which puts the next Tab in Redoc's content", async () => {
+    const opened = await openOffline(ready().browser, path.join(scratch, "index.html"));
+    try {
+      const page = opened.page;
+      await page.locator("main h1").first().waitFor({ state: "visible", timeout: 20_000 });
+      await page.keyboard.press("Tab");
+      const skip = page.getByRole("button", { name: "Skip to content" });
+      await expect.poll(() => skip.evaluate((element) => element === document.activeElement)).toBe(true);
+      const box = await skip.boundingBox();
+      expect(box !== null && box.x >= 0 && box.y >= 0, "shown once focused").toBe(true);
+      await page.keyboard.press("Enter");
+      expect(await page.evaluate(() => document.activeElement?.tagName)).toBe("MAIN");
+      await page.keyboard.press("Tab");
+      expect(await page.evaluate(() => document.querySelector("main")!.contains(document.activeElement) && document.activeElement !== document.querySelector("main"))).toBe(true);
+      expectStayedOffline(opened);
+    } finally {
+      await opened.context.close();
+    }
   });
 });
 
