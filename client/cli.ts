@@ -153,7 +153,11 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
       io.err(`error: no answer from ${terminalSafe(opts.url)} within ${opts.timeout} s (--timeout, AGENTD_TIMEOUT)\n`);
       setExit(EXIT.apiError);
     } finally {
-      await client.close();
+      // Past the time-out, a connection still being made (a handshake that
+      // never ends) would hold close() for undici's own bound: the bin exits
+      // once the output is written instead.
+      if (signal.aborted) void client.close().catch(() => undefined);
+      else await client.close();
     }
   };
 

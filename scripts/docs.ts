@@ -83,9 +83,8 @@ const LOGOS: [string, string][] = [
 ];
 
 function svgDataUri(width: number, text: string): string {
-  // Light text in a dark colour scheme, which Redoc follows: #444 on its dark sidebar was unreadable.
-  const style = "<style>text{fill:#444}@media (prefers-color-scheme:dark){text{fill:#e6e6e6}}</style>";
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="14">${style}<text x="0" y="11" font-family="sans-serif" font-size="12" font-weight="bold">${text}</text></svg>`;
+  // Dark text: the template inverts it in Redoc's dark mode (html.dark), which the reader may also switch by hand.
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="14"><text x="0" y="11" font-family="sans-serif" font-size="12" font-weight="bold" fill="#444">${text}</text></svg>`;
   return `data:image/svg+xml;base64,${Buffer.from(svg).toString("base64")}`;
 }
 

@@ -540,6 +540,13 @@ describe("the release bar in a dark colour scheme", () => {
         });
         expect(contrast(color, background), `${selector}: ${color} on ${background}`).toBeGreaterThanOrEqual(4.5);
       }
+      // Found by a docs reader: the logo drawn in place of Redocly's CDN one
+      // is dark text, unreadable on the dark sidebar unless inverted there,
+      // and only there: the reader may switch Redoc's mode by hand.
+      const logoFilter = () => opened.page.locator('img[alt="redocly logo"]').first().evaluate((element) => getComputedStyle(element).filter);
+      expect(await logoFilter()).toBe("invert(1)");
+      await opened.page.locator('[data-testid="color-mode-switcher"]').first().click();
+      await expect.poll(logoFilter).toBe("none");
       expectStayedOffline(opened);
     } finally {
       await opened.context.close();
