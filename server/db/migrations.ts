@@ -100,12 +100,15 @@ export async function migrate(sql: Sql, migrations: readonly Migration[] = MIGRA
     // Made only when missing: CREATE TABLE IF NOT EXISTS needs CREATE on
     // the schema even when the table is there, so a role that may only read
     // and write was told "permission denied for schema public", not what it
-    // lacks.
+    // lacks. Still IF NOT EXISTS: taking an advisory lock reads no catalog
+    // change, so the lookup may not see the table that the instance which
+    // held the lock before has just made (three instances starting at once
+    // met it).
     const [table] = await tx.query<{ present: boolean }>(OWN_TABLE_PRESENT);
     if (!table?.present) {
       await tx
         .query(
-          `CREATE TABLE schema_migrations (
+          `CREATE TABLE IF NOT EXISTS schema_migrations (
              version integer PRIMARY KEY,
              applied_at timestamptz NOT NULL DEFAULT now()
            )`,
