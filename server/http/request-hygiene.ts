@@ -70,7 +70,7 @@ export function requestHygiene(bodyLimitBytes: number): RequestHandler {
  */
 export function bodyRefusal(req: IncomingMessage, then: (refused: HttpProblem | null) => void): void {
   const refused = bodyOnGet(req) ?? bodyNotJson(req);
-  if (refused === null || req.headers["content-length"] !== undefined || req.headers["transfer-encoding"] === undefined) {
+  if (refused === null || !sentChunked(req)) {
     then(refused);
     return;
   }
@@ -112,6 +112,11 @@ function endsEmpty(req: IncomingMessage): Promise<boolean> {
 export function declaredTooLarge(req: IncomingMessage, limitBytes: number): boolean {
   const length = req.headers["content-length"];
   return length !== undefined && Number(length) > limitBytes;
+}
+
+/** Whether the body comes chunked: no length said beforehand. */
+export function sentChunked(req: IncomingMessage): boolean {
+  return req.headers["transfer-encoding"] !== undefined && req.headers["content-length"] === undefined;
 }
 
 /** Whether the request says it carries a body (chunked, or a length over 0). */

@@ -1,6 +1,6 @@
 import type { RequestHandler } from "express";
 import { ERROR_IDS } from "./errors.js";
-import { hasBody } from "./request-hygiene.js";
+import { hasBody, sentChunked } from "./request-hygiene.js";
 
 /**
  * How long the rest of a body answered before it was read whole may keep
@@ -52,7 +52,7 @@ export const boundReadOff: RequestHandler = (req, res, next) => {
  */
 export function chunkedBodyLimit(limitBytes: number): RequestHandler {
   return (req, res, next) => {
-    if (req.headers["content-length"] !== undefined || req.headers["transfer-encoding"] === undefined) {
+    if (!sentChunked(req)) {
       next();
       return;
     }
