@@ -39,18 +39,20 @@ export function gracefulStop(server: Server, logger: Logger): GracefulStop {
       res.shouldKeepAlive = false;
       return;
     }
-    let answers = unanswered.get(req.socket);
+    const answers = answersOf(req.socket);
+    answers.add(res);
+    res.once("close", () => answers.delete(res));
+  });
+  /** The connection's answers not yet written, kept until it closes. */
+  function answersOf(socket: Duplex): Set<ServerResponse> {
+    let answers = unanswered.get(socket);
     if (answers === undefined) {
-      const socket = req.socket;
-      const own = new Set<ServerResponse>();
-      answers = own;
-      unanswered.set(socket, own);
+      answers = new Set();
+      unanswered.set(socket, answers);
       socket.once("close", () => unanswered.delete(socket));
     }
-    const own = answers;
-    own.add(res);
-    res.once("close", () => own.delete(res));
-  });
+    return answers;
+  }
   return {
     stop: (timeoutMs) =>
       new Promise<void>((resolve) => {
