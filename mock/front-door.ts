@@ -521,6 +521,9 @@ export async function startFrontDoor(options: FrontDoorOptions): Promise<FrontDo
       res.on("close", () => clearTimeout(timer));
     });
   });
+  // As the server: every header line is kept, so a body framed by one after
+  // the 2,000th (Node's default count) is not read and ignored.
+  server.maxHeadersCount = 0;
   // As the server: an expectation other than 100-continue is ignored, not answered 417.
   server.on("checkExpectation", (req: http.IncomingMessage, res: http.ServerResponse) => server.emit("request", req, res));
   await new Promise<void>((resolve, reject) => {

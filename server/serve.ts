@@ -168,6 +168,11 @@ export async function startServer(config: Config, logger: Logger, pgliteThread?:
     // Bounded waits, so a slow or stalled client cannot hold a connection forever.
     server.headersTimeout = 10_000;
     server.requestTimeout = 30_000;
+    // Node keeps only the first 2,000 header lines by default, yet frames the
+    // body by the rest: a Content-Length after them had its body read and
+    // ignored (a pause answered 204 without its reason). The header size
+    // limit bounds their number instead.
+    server.maxHeadersCount = 0;
     limitConnections(server, { idleTimeoutMs: config.idleTimeoutMs, cap: connectionLimit });
     server.on("tlsClientError", (err) => logger.debug({ err: err.message }, "TLS handshake failed"));
     answerClientErrors(server, responseHeaders(config));

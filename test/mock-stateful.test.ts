@@ -202,6 +202,23 @@ describe("npm run mock -- --stateful, on the contract's example agents, with a w
     }
   });
 
+  it("sees a body's headers after two thousand others, as the server does: a text body is still 415", async () => {
+    const filler = Object.fromEntries(Array.from({ length: 1_997 }, (_, i) => [`a${i}`, "b"]));
+    const status = await new Promise<number>((resolve, reject) => {
+      const request = http.request(
+        `${mock.url}/agents/by-number/1001/unpause`,
+        { method: "POST", headers: { ...TOKEN, ...filler, "content-type": "text/plain", "content-length": "3" } },
+        (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        },
+      );
+      request.on("error", reject);
+      request.end("now");
+    });
+    expect(status).toBe(415);
+  });
+
   it("answers HEAD as the server does (405 with Allow on a contract path, 404 off them), not with Prism's 500", async () => {
     const head = await fetch(`${mock.url}/agents`, { method: "HEAD", headers: TOKEN });
     expect(head.status).toBe(405);

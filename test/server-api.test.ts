@@ -399,6 +399,33 @@ describe("Expect and a declared Content-Length, over raw TLS", () => {
     expect((await server.call("POST", `/agents/by-number/${pausable.number}/unpause`)).status).toBe(204);
   });
 
+  it("a body whose headers come after two thousand others is still seen: its reason stored, a text body refused with 415", async () => {
+    // Node's default keeps only the first 2,000 header lines yet still frames
+    // the body by the rest: the body would be read and ignored, and a pause
+    // answered 204 without its reason.
+    const filler = Array.from({ length: 1_997 }, (_, i) => `a${i}: b`);
+    const reason = "after the filler";
+    const body = JSON.stringify({ reason });
+    const { socket, until } = await open();
+    try {
+      socket.write(head(`/agents/by-number/${pausable.number}/pause`, [...filler, `Content-Length: ${Buffer.byteLength(body)}`]) + body);
+      expect(await until(/\r\n\r\n/)).toMatch(/^HTTP\/1\.1 204 /);
+    } finally {
+      socket.destroy();
+    }
+    const agent = expectAnswer(await server.call("GET", `/agents/by-number/${pausable.number}`), "getAgentByNumber", 200);
+    expect(agent.paused_reason).toBe(reason);
+
+    const text = await open();
+    try {
+      const lines = [`POST ${BASE_PATH}/agents/by-number/${pausable.number}/unpause HTTP/1.1`, `Host: ${new URL(server.url).host}`, `X-Auth-Token: ${ADMIN_TOKEN}`, ...filler];
+      text.socket.write([...lines, "Content-Type: text/plain", "Content-Length: 3", "", "now"].join("\r\n"));
+      expect(await text.until(/\r\n\r\n/)).toMatch(/^HTTP\/1\.1 415 /);
+    } finally {
+      text.socket.destroy();
+    }
+  });
+
   it("any other expectation is ignored: the request is answered as without it, with the contract's headers", async () => {
     const { socket, until } = await open();
     try {
