@@ -282,6 +282,21 @@ describe("requestHygiene on its own", () => {
     });
   });
 
+  it("refuses a Host or Content-Type sent twice, and a Host that is not a host and port, with the contract's 400", async () => {
+    const invalid = (path: string, message: string) => ({ status: 400, body: { error: "invalid request", details: [{ location: "header", path, message }] } });
+    expect(await raw("GET /x HTTP/1.1\r\nHost: a\r\nhost: b\r\nConnection: close\r\n\r\n")).toEqual(invalid("Host", "must be sent once"));
+    const twoTypes = "POST /x HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Type: text/plain\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}";
+    expect(await raw(twoTypes)).toEqual(invalid("Content-Type", "must be sent once"));
+    for (const host of ["a b", "a:port", "a:99999", "user@a", "a/b", "a?b", "a#b", "a\\b"]) {
+      expect(await raw(`GET /x HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`), host).toEqual(invalid("Host", "must be a host name or address, with an optional port"));
+    }
+    for (const host of ["a", "a:8443", "127.0.0.1:1", "[::1]:8443", "agentd.example.com.", "a:"]) {
+      expect((await raw(`GET /x HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`)).status, host).toBe(200);
+    }
+    // HTTP/1.0 needs no Host at all.
+    expect((await raw("GET /x HTTP/1.0\r\n\r\n")).status).toBe(200);
+  });
+
   it("drops conditional headers, so no 304 can arise", async () => {
     const answer = await raw("GET /x HTTP/1.1\r\nHost: a\r\nIf-None-Match: *\r\nIf-Modified-Since: Sat, 01 Jan 2000 00:00:00 GMT\r\nConnection: close\r\n\r\n");
     expect(answer).toEqual({ status: 200, body: { conditional: [] } });

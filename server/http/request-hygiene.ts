@@ -10,7 +10,8 @@ const CONDITIONAL_HEADERS = ["if-none-match", "if-modified-since", "if-match", "
  * in one middleware (each Express layer costs on every request):
  * - HTTP/1.1 requires a Host header. Node would refuse a request without one
  *   itself, with an empty 400; serve.ts turns that check off so the refusal
- *   carries the contract's Error body like every other.
+ *   carries the contract's Error body like every other. A Host that is not
+ *   one, or a Host or Content-Type sent twice, is refused too (unclearHeader).
  * - The API has no conditional requests (no ETags, no dates): without this,
  *   `If-None-Match: *` would turn any 200 into a 304 the contract does not have.
  * - The contract's GETs take no body: one that carries a body, whatever its
@@ -38,6 +39,11 @@ export function requestHygiene(bodyLimitBytes: number): RequestHandler {
       next(new HttpProblem(400, "invalid request", [{ location: "header", path: "Host", message: "is required" }]));
       return;
     }
+    const unclear = unclearHeader(req);
+    if (unclear !== null) {
+      next(new HttpProblem(400, "invalid request", [unclear]));
+      return;
+    }
     for (const name of CONDITIONAL_HEADERS) {
       if (headers[name] !== undefined) delete headers[name];
     }
@@ -55,6 +61,35 @@ export function requestHygiene(bodyLimitBytes: number): RequestHandler {
       next();
     });
   };
+}
+
+/** Headers a request may send once only; Node keeps the first of several. */
+const ONCE_ONLY: Readonly<Record<string, string>> = { host: "Host", "content-type": "Content-Type" };
+
+/**
+ * The detail of a Host or Content-Type sent twice, or a Host that is not a
+ * host and port (RFC 9112 requires a 400 for both), or null. Node would
+ * keep the first of two and drop the second silently, where a proxy in
+ * front may have read the other: a pause whose JSON type came second was
+ * refused, and one whose came first succeeded.
+ */
+function unclearHeader(req: IncomingMessage): { location: "header"; path: string; message: string } | null {
+  const raw = req.rawHeaders;
+  const seen = new Set<string>();
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = ONCE_ONLY[raw[i]!.toLowerCase()];
+    if (name === undefined) continue;
+    if (seen.has(name)) return { location: "header", path: name, message: "must be sent once" };
+    seen.add(name);
+  }
+  const host = req.headers.host;
+  // The WHATWG URL parser refuses what cannot be a host (spaces, a port
+  // that is not a number); the characters checked first would parse as
+  // something else (a user, a path, a query).
+  if (host !== undefined && host !== "" && (/[/?#@\\]/.test(host) || !URL.canParse(`https://${host}`))) {
+    return { location: "header", path: "Host", message: "must be a host name or address, with an optional port" };
+  }
+  return null;
 }
 
 /**
