@@ -223,6 +223,22 @@ describe.skipIf(postgresTestUrl() === undefined)("PostgreSQL specifics", () => {
     }
   });
 
+  it("a statement refused for want of resources (SQLSTATE class 53: a full disk, memory) is DatabaseUnavailableError, a 503 to repeat later", async () => {
+    const db = await openPostgres(t.location, { timeoutMs: 5_000 });
+    try {
+      for (const code of ["53100", "53200"]) {
+        const error = await db.query(`DO $$ BEGIN RAISE EXCEPTION 'short of it' USING ERRCODE = '${code}'; END $$`).catch((e: unknown) => e);
+        expect(error, code).toBeInstanceOf(DatabaseUnavailableError);
+        expect((error as Error).cause, code).toMatchObject({ code });
+      }
+      // Any other refusal is the statement's own.
+      const other = await db.query("DO $$ BEGIN RAISE EXCEPTION 'bad' USING ERRCODE = '22023'; END $$").catch((e: unknown) => e);
+      expect(other).not.toBeInstanceOf(DatabaseUnavailableError);
+    } finally {
+      await db.close();
+    }
+  });
+
   it("survives its connections being killed (PostgreSQL restart) and recovers by itself", async () => {
     const background: Error[] = [];
     const db = await openPostgres(t.location, { timeoutMs: 2_000, onBackgroundError: (e) => background.push(e) });

@@ -9,7 +9,7 @@ import { Readable } from "node:stream";
 import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import type { Database, Sql } from "./sql.js";
-import { DatabaseUnavailableError } from "./sql.js";
+import { DatabaseUnavailableError, outOfResources } from "./sql.js";
 
 export interface PostgresOptions {
   /** Upper bound on connecting and on one statement. */
@@ -39,8 +39,6 @@ const UNAVAILABLE_SQLSTATES = new Set([
   "57P02", // crash_shutdown
   "57P03", // cannot_connect_now (starting up / shutting down)
   "57014", // query_canceled: statement_timeout fired
-  "53300", // too_many_connections
-  "53000", // insufficient_resources
 ]);
 
 // pg reports its own time-outs and lost connections as plain Errors.
@@ -52,7 +50,7 @@ function isUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === "string") {
-    if (NETWORK_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code) || code.startsWith("08")) return true;
+    if (NETWORK_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code) || code.startsWith("08") || outOfResources(error)) return true;
   }
   if (error instanceof AggregateError) return error.errors.some(isUnavailable);
   return UNAVAILABLE_MESSAGES.test(error.message);

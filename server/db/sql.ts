@@ -27,3 +27,13 @@ export interface Database extends Sql {
 export class DatabaseUnavailableError extends Error {
   override readonly name = "DatabaseUnavailableError";
 }
+
+/**
+ * Whether an error is PostgreSQL's SQLSTATE class 53, insufficient
+ * resources (a full disk, memory, connections): the database cannot do it
+ * now, and may once an operator frees some, so a client should repeat later.
+ */
+export function outOfResources(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && code.startsWith("53");
+}
