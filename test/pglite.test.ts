@@ -8,6 +8,7 @@ import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { repoRoot } from "../devkit/root.js";
 import { loadConfig } from "../server/config/load.js";
+import { openPglite } from "../server/db/pglite.js";
 import { openStores } from "../server/stores.js";
 import { SqlAgentStore } from "../server/store/sql-agent-store.js";
 import { readOriginUuid } from "../server/store/deployment.js";
@@ -67,6 +68,25 @@ describe("PGlite upkeep", () => {
       expect(last.bytes).toBeLessThanOrEqual(first.bytes * 1.5);
     } finally {
       await state.db.close();
+      await t.cleanup();
+    }
+  });
+});
+
+describe("PGlite checkpoints", () => {
+  // Found by a soak walk: PGlite has no checkpointer, so a serving
+  // database's write-ahead log grew by a segment every two minutes, for good.
+  it("checkpoints on its own while open, so the write-ahead log is recycled", async () => {
+    const t = await freshPglite();
+    const db = await openPglite(t.location, { checkpointEveryMs: 200 });
+    try {
+      const lastCheckpoint = async () => (await db.query<{ lsn: string }>("SELECT checkpoint_lsn::text AS lsn FROM pg_control_checkpoint()"))[0]!.lsn;
+      const before = await lastCheckpoint();
+      await db.query("CREATE TABLE written (id integer)");
+      await db.query("INSERT INTO written SELECT generate_series(1, 1000)");
+      await expect.poll(lastCheckpoint, { timeout: 10_000, interval: 100 }).not.toBe(before);
+    } finally {
+      await db.close();
       await t.cleanup();
     }
   });

@@ -65,11 +65,20 @@ function afterRows(text: string, start: number, rows: number): number {
 }
 
 /**
+ * As PostgreSQL's own checkpoint_timeout. PGlite runs PostgreSQL as one
+ * backend, with no checkpointer process and so no checkpoint until it
+ * closes: its write-ahead log, which a checkpoint lets it recycle, would
+ * otherwise grow with every write for as long as a server runs.
+ */
+const CHECKPOINT_EVERY_MS = 5 * 60_000;
+
+/**
  * Opens (creating it on first use) the embedded database in
  * `<dataDir>/pgdata`; with `dataDir` null, a new database held in memory
- * only, gone when it is closed (the stateful mock's).
+ * only, gone when it is closed (the stateful mock's). It checkpoints every
+ * `checkpointEveryMs`.
  */
-export async function openPglite(dataDir: string | null): Promise<Database> {
+export async function openPglite(dataDir: string | null, { checkpointEveryMs = CHECKPOINT_EVERY_MS } = {}): Promise<Database> {
   const pgdata = dataDir === null ? undefined : pgdataDir(dataDir);
   let pg: PGlite;
   try {
@@ -102,6 +111,11 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
       return fn(inner);
     });
 
+  // A failed checkpoint (a full disk) leaves the log to the next one; the
+  // statements that fail meanwhile say why.
+  const checkpoints = setInterval(() => void pg.exec("CHECKPOINT").catch(() => undefined), checkpointEveryMs);
+  checkpoints.unref();
+
   const base = sqlOver(pg, transaction);
   return {
     kind: "pglite",
@@ -110,6 +124,7 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
     // Its rows may go in several COPYs: one transaction keeps them one write.
     copyIn: (table, columns, text) => transaction((tx) => tx.copyIn(table, columns, text)),
     async close() {
+      clearInterval(checkpoints);
       if (!pg.closed) await pg.close();
     },
   };
