@@ -93,6 +93,9 @@ describe("a reader that goes away", () => {
     server.child.stdout!.destroy();
     for (let i = 0; i < 50; i++) expect((await server.call("GET", "/agents/by-id/1", { token: TOKEN })).status).toBe(200);
     expect(server.alive()).toBe(true);
+    // Said once, where it can still be read: the log cannot say it has stopped.
+    const said = server.output().match(/^agentd: standard output failed \(.*EPIPE.*\): log lines are dropped from now on, counted in agentd_log_lines_dropped_total$/gm);
+    expect(said).toHaveLength(1);
     expect((await stop(server)).code).toBe(0);
   });
 });

@@ -98,7 +98,7 @@ async function serve(): Promise<number> {
   );
   server.metrics?.counterFrom(
     "agentd_log_lines_dropped_total",
-    "Log lines dropped because standard output was not read fast enough (AGENTD_LOG_BUFFER was full).",
+    "Log lines dropped because standard output was not read fast enough (AGENTD_LOG_BUFFER was full), or had failed (its reader gone, a full disk).",
     () => stdio.stdout.droppedLines + stdio.stderr.droppedLines,
   );
   const lines = [

@@ -41,6 +41,7 @@ export class BoundedOutput {
   private inFlight = 0;
   private droppingSince: number | null = null;
   private broken = false;
+  private readonly failureListeners: Array<(err: Error) => void> = [];
   private readonly flushWaiters: Array<() => void> = [];
   private readonly written = (err?: Error | null): void => this.onWritten(err);
 
@@ -50,9 +51,15 @@ export class BoundedOutput {
     public limit: number,
     private readonly notices: DropNotices,
   ) {
-    // A reader that went away (EPIPE) must not crash the process: the output
-    // goes quiet and keeps counting what it drops.
-    target.on("error", () => this.fail());
+    // A reader that went away (EPIPE) or a full disk (ENOSPC) must not crash
+    // the process: the output goes quiet and keeps counting what it drops.
+    // Node's stream is done once it has failed, so the output stays quiet.
+    target.on("error", (err: Error) => this.fail(err));
+  }
+
+  /** Calls `listener` once, with the error, if the target fails: someone else must say so. */
+  onFailure(listener: (err: Error) => void): void {
+    this.failureListeners.push(listener);
   }
 
   /** Every line dropped since the start: the counter behind agentd_log_lines_dropped_total. */
@@ -122,16 +129,18 @@ export class BoundedOutput {
     return this.broken || (this.inFlight === 0 && this.heldLength === 0);
   }
 
-  private fail(): void {
+  private fail(err: Error): void {
+    const first = !this.broken;
     this.broken = true;
     this.held = [];
     this.heldLength = 0;
     this.wakeFlushWaiters();
+    if (first) for (const listener of this.failureListeners.splice(0)) listener(err);
   }
 
   private onWritten(err?: Error | null): void {
     this.inFlight = 0;
-    if (err) return this.fail();
+    if (err) return this.fail(err);
     if (this.heldLength > 0) return this.handOver();
     if (this.droppingSince !== null) {
       // Everything held has been written: the output takes writes again. Say

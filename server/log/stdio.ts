@@ -1,5 +1,6 @@
 import type { Writable } from "node:stream";
 import { BoundedOutput, type DropNotices } from "./bounded-output.js";
+import { describeFailure } from "../failure.js";
 import { logLineNotices } from "./logger.js";
 
 /**
@@ -14,10 +15,13 @@ export interface Stdio {
 
 /** Opens both with the same limit (serve raises or lowers stdout's to AGENTD_LOG_BUFFER once it is read). */
 export function openStdio(limit: number): Stdio {
-  return {
-    stdout: new BoundedOutput(nonBlocking(process.stdout), limit, logLineNotices()),
-    stderr: new BoundedOutput(nonBlocking(process.stderr), limit, textNotices("standard error")),
-  };
+  const stdout = new BoundedOutput(nonBlocking(process.stdout), limit, logLineNotices());
+  const stderr = new BoundedOutput(nonBlocking(process.stderr), limit, textNotices("standard error"));
+  // The log cannot say that it has stopped: standard error says it, once.
+  stdout.onFailure((err) =>
+    stderr.write(`agentd: standard output failed (${describeFailure(err)}): log lines are dropped from now on, counted in agentd_log_lines_dropped_total\n`),
+  );
+  return { stdout, stderr };
 }
 
 /**
