@@ -1,7 +1,7 @@
 // `agentd` as an operator runs it: real child processes on a real data
 // directory, talking HTTPS, with the admin CLI beside them.
 import { X509Certificate } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import net, { type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -1041,6 +1041,17 @@ describe("start-up failures name the path and the system's reason, and exit 1", 
     rmSync(conf);
     mkdirSync(conf);
     await expectRefused(dataDir, `agentd: cannot open the embedded database in ${path.join(dataDir, "pgdata")}: EISDIR: illegal operation on a directory`);
+  });
+
+  // Found by a disaster walk: PGlite said "Aborted(). Build with -sASSERTIONS for more info."
+  it("a damaged file of the embedded database: said in an operator's words, with what to do", async () => {
+    const dataDir = path.join(tmp, "damaged-pgdata");
+    await ownDataDir(dataDir);
+    truncateSync(path.join(dataDir, "pgdata", "global", "pg_control"), 100);
+    await expectRefused(
+      dataDir,
+      `agentd: cannot open the embedded database in ${path.join(dataDir, "pgdata")}: PostgreSQL could not start on its files: one of them is damaged or missing, or the disk is full. Check the free space (df), then restore the data directory from a backup`,
+    );
   });
 });
 

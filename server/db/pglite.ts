@@ -100,7 +100,7 @@ export async function openPglite(dataDir: string | null, { checkpointEveryMs = C
       postgresqlconf: ["shared_buffers = 16MB", "max_files_per_process = 64"],
     });
   } catch (err) {
-    throw new PathFailure("open the embedded database in", pgdata ?? "memory", fromWasiErrno(err));
+    throw new PathFailure("open the embedded database in", pgdata ?? "memory", explainedOpenFailure(fromWasiErrno(err)));
   }
 
   const transaction = <T>(fn: (tx: Sql) => Promise<T>): Promise<T> =>
@@ -128,6 +128,20 @@ export async function openPglite(dataDir: string | null, { checkpointEveryMs = C
       if (!pg.closed) await pg.close();
     },
   };
+}
+
+/**
+ * PGlite's own words when PostgreSQL could not start on the files (a
+ * truncated pg_control, a missing WAL segment, a disk too full to start on)
+ * are Emscripten's, which tell an operator nothing they can act on: said in
+ * theirs, with the original as the cause.
+ */
+function explainedOpenFailure(err: unknown): unknown {
+  if (!(err instanceof Error) || !/^(Aborted\(|PGlite failed to initialize)/.test(err.message)) return err;
+  return new Error(
+    "PostgreSQL could not start on its files: one of them is damaged or missing, or the disk is full. Check the free space (df), then restore the data directory from a backup",
+    { cause: err },
+  );
 }
 
 /**
