@@ -1,12 +1,11 @@
 // Bounds on the API's connections, so that clients who connect and then say
-// nothing, or stop reading, cannot hold the process's file descriptors: a
-// connection with no request in progress, or whose answer the client has
-// read nothing of, is closed after the idle time-out, and past a cap a new
-// connection is closed at once (never queued).
+// nothing cannot hold the process's file descriptors: a connection with no
+// request in progress is closed after the idle time-out, and past a cap a
+// new connection is closed at once (never queued).
 import { readFileSync } from "node:fs";
 import type { Server } from "node:https";
 import type { Socket } from "node:net";
-import { answerUnread, connectionBusy } from "./connection-queue.js";
+import { connectionBusy } from "./connection-queue.js";
 
 /**
  * Descriptors kept out of the API's reach for everything else the process
@@ -72,10 +71,8 @@ export function limitConnections(server: Server, limits: { idleTimeoutMs: number
   // progress is left to its own bounds (requestTimeout, the database's).
   server.timeout = limits.idleTimeoutMs;
   server.keepAliveTimeout = Math.min(KEEP_ALIVE_MS, limits.idleTimeoutMs);
-  // The app's connection queue knows the requests in progress or waiting
-  // their turn, and whether an answer is being sent to a client that has
-  // stopped reading it.
+  // The app's connection queue knows the requests in progress or waiting their turn.
   server.on("timeout", (socket: Socket) => {
-    if (!connectionBusy(socket) || answerUnread(socket)) socket.destroy();
+    if (!connectionBusy(socket)) socket.destroy();
   });
 }

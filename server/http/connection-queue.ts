@@ -123,16 +123,6 @@ export function connectionBusy(socket: Duplex): boolean {
 }
 
 /**
- * Whether the answer in progress on `socket` has begun to be sent. The idle
- * time-out then means the client has read none of it for that long: a
- * client that asks for the agent list and never reads would otherwise hold
- * the connection, and the answer's megabytes, for good.
- */
-export function answerUnread(socket: Duplex): boolean {
-  return queues.get(socket)?.answer?.headersSent === true;
-}
-
-/**
  * What a parse error on `socket` gets (parser-errors.ts), CONNECT's
  * included:
  * - "answer": its own error answer, then the connection closes. There is
