@@ -166,38 +166,8 @@ describe("the embedded database's thread, opened and closed", () => {
     await expect(db.transaction(() => Promise.resolve())).rejects.toBeInstanceOf(DatabaseUnavailableError);
   });
 
-  // Found by a disaster walk: after a full disk failed a write to PGlite's
-  // WAL, its thread never answered again, and every request waited for good.
-  it("fails a statement not answered within the time-out with DatabaseUnavailableError (503), and ends a transaction begun after its caller gave up", async () => {
-    const db = await startPgliteThread().open(null, { timeoutMs: 500 });
-    try {
-      const caught = (promise: Promise<unknown>) => promise.then(() => null, (err: unknown) => err);
-      const slow = caught(db.query("SELECT pg_sleep(1.5)"));
-      // Begins only once the sleep is over, when its caller has long given up.
-      const late = caught(db.transaction((sql) => sql.query("SELECT 1")));
-      const slowFailure = await slow;
-      expect(slowFailure).toBeInstanceOf(DatabaseUnavailableError);
-      expect((slowFailure as Error).message).toBe("the embedded database did not answer within 500 ms");
-      expect(await late).toBeInstanceOf(DatabaseUnavailableError);
-      // Left open, that transaction would hold PGlite's lock, and no statement would ever be answered again.
-      let answered = false;
-      for (let attempt = 0; attempt < 10 && !answered; attempt++) {
-        answered = await db.query("SELECT 1").then(
-          () => true,
-          (err: unknown) => {
-            if (!(err instanceof DatabaseUnavailableError)) throw err;
-            return false;
-          },
-        );
-      }
-      expect(answered, "a statement is answered again once the sleep is over").toBe(true);
-    } finally {
-      await db.close();
-    }
-  });
-
-  it("answers a refusal for want of resources (SQLSTATE class 53, as a full disk) with DatabaseUnavailableError (503), as on PostgreSQL", async () => {
-    const db = await startPgliteThread().open(null, { timeoutMs: 5_000 });
+  it("answers a refusal for want of resources (a full disk, SQLSTATE 53100) with DatabaseUnavailableError (503), as on PostgreSQL", async () => {
+    const db = await startPgliteThread().open(null);
     try {
       const full = await db.query("DO $$ BEGIN RAISE EXCEPTION 'full' USING ERRCODE = '53100'; END $$").catch((e: unknown) => e);
       expect(full).toBeInstanceOf(DatabaseUnavailableError);

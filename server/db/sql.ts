@@ -29,11 +29,19 @@ export class DatabaseUnavailableError extends Error {
 }
 
 /**
- * Whether an error is PostgreSQL's SQLSTATE class 53, insufficient
- * resources (a full disk, memory, connections): the database cannot do it
- * now, and may once an operator frees some, so a client should repeat later.
+ * PostgreSQL's SQLSTATEs for resources it is short of now and may have once
+ * an operator frees some, so that a client should repeat later: not
+ * configuration_limit_exceeded (53400), which the same statement meets again.
  */
+const SHORT_OF_RESOURCES = new Set([
+  "53000", // insufficient_resources
+  "53100", // disk_full
+  "53200", // out_of_memory
+  "53300", // too_many_connections
+]);
+
+/** Whether an error is one of SHORT_OF_RESOURCES. */
 export function outOfResources(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" && code.startsWith("53");
+  return typeof code === "string" && SHORT_OF_RESOURCES.has(code);
 }

@@ -21,8 +21,6 @@ type RequestBody = ThreadRequest extends infer R ? (R extends ThreadRequest ? Om
 interface Pending {
   resolve(value: unknown): void;
   reject(err: unknown): void;
-  /** Fails the request once the time-out has passed without its answer. */
-  timer: NodeJS.Timeout | undefined;
 }
 
 /** The embedded database's thread, started ahead of opening: it loads PGlite meanwhile. */
@@ -30,13 +28,12 @@ export interface PgliteThread {
   /**
    * Opens the database in `<dataDir>/pgdata` (null: in memory) as openPglite
    * does (the same settings and failures), behind the same Sql interface.
-   * Once only: the thread serves one database. With `timeoutMs`, a statement
-   * the thread has not answered within it fails (see `call`).
+   * Once only: the thread serves one database.
    */
-  open(dataDir: string | null, options?: { timeoutMs?: number }): Promise<Database>;
+  open(dataDir: string | null): Promise<Database>;
 }
 
-/** A full disk (PostgreSQL's class 53) is a 503, to repeat later, as on PostgreSQL; any other error is PGlite's own. */
+/** A full disk is a 503, to repeat later, as on PostgreSQL (outOfResources); any other error is PGlite's own. */
 function asCallerSees(err: Error): Error {
   return outOfResources(err) ? new DatabaseUnavailableError(`database unavailable: ${err.message}`, { cause: err }) : err;
 }
@@ -50,27 +47,17 @@ export function startPgliteThread(worker: Worker = spawnPgliteWorker()): PgliteT
   const pending = new Map<number, Pending>();
   let nextId = 1;
   let gone: Error | null = null;
-  let timeoutMs: number | null = null;
-  /** Transactions begun after their caller gave up waiting: ended as soon as their number comes. */
-  const abandonedBegins = new Set<number>();
 
   const settle = (id: number, outcome: (entry: Pending) => void): void => {
     const entry = pending.get(id);
     if (entry === undefined) return;
     pending.delete(id);
-    clearTimeout(entry.timer);
     if (pending.size === 0) worker.unref();
     outcome(entry);
   };
-  worker.on("message", (message: ThreadReply) => {
-    if (abandonedBegins.delete(message.id)) {
-      // Left open, it would hold PGlite's lock, and every later statement
-      // would wait behind it for good.
-      if (message.ok) void call({ op: "end", tx: message.value as number, commit: false }).catch(() => undefined);
-      return;
-    }
-    settle(message.id, (entry) => (message.ok ? entry.resolve(message.value) : entry.reject(asCallerSees(fromThreadError(message.error)))));
-  });
+  worker.on("message", (message: ThreadReply) =>
+    settle(message.id, (entry) => (message.ok ? entry.resolve(message.value) : entry.reject(asCallerSees(fromThreadError(message.error))))),
+  );
   const lost = (err: Error): void => {
     gone ??= err;
     for (const id of [...pending.keys()]) settle(id, (entry) => entry.reject(gone));
@@ -78,27 +65,11 @@ export function startPgliteThread(worker: Worker = spawnPgliteWorker()): PgliteT
   worker.on("error", (err) => lost(new DatabaseUnavailableError(`the embedded database's thread failed: ${err.message}`, { cause: err })));
   worker.on("exit", () => lost(new DatabaseUnavailableError("the embedded database is closed")));
 
-  /**
-   * Sends one request and waits for its reply, for `timeoutMs` at most once
-   * open, as a PostgreSQL round trip waits: a thread stuck inside PGlite
-   * (as after a full disk failed a write to its WAL) then fails each
-   * statement with DatabaseUnavailableError, a 503, instead of holding every
-   * request for good. As on PostgreSQL, a write whose caller gave up may
-   * still commit.
-   */
   const call = (body: RequestBody): Promise<unknown> =>
     new Promise((resolve, reject) => {
       if (gone !== null) return reject(gone);
       const id = nextId++;
-      const limitMs = body.op === "open" ? null : timeoutMs;
-      const timer =
-        limitMs === null
-          ? undefined
-          : setTimeout(() => {
-              if (body.op === "begin") abandonedBegins.add(id);
-              settle(id, (entry) => entry.reject(new DatabaseUnavailableError(`the embedded database did not answer within ${limitMs} ms`)));
-            }, limitMs);
-      pending.set(id, { resolve, reject, timer });
+      pending.set(id, { resolve, reject });
       worker.ref();
       try {
         worker.postMessage({ ...body, id });
@@ -132,14 +103,13 @@ export function startPgliteThread(worker: Worker = spawnPgliteWorker()): PgliteT
   }
 
   return {
-    async open(dataDir, options = {}) {
+    async open(dataDir) {
       try {
         await call({ op: "open", dataDir });
       } catch (err) {
         await worker.terminate();
         throw err;
       }
-      timeoutMs = options.timeoutMs ?? null;
       const base = sqlIn(null);
       return {
         kind: "pglite",
@@ -148,11 +118,7 @@ export function startPgliteThread(worker: Worker = spawnPgliteWorker()): PgliteT
         // openPglite's own copyIn, in the thread, keeps its COPYs one transaction.
         copyIn: base.copyIn.bind(base),
         async close() {
-          // A thread that does not answer in time is ended all the same:
-          // PGlite then recovers at the next open, as after a kill.
-          if (gone === null) await call({ op: "close" }).catch((err: unknown) => {
-            if (!(err instanceof DatabaseUnavailableError)) throw err;
-          });
+          if (gone === null) await call({ op: "close" });
           await worker.terminate();
         },
       };
