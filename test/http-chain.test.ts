@@ -287,10 +287,10 @@ describe("requestHygiene on its own", () => {
     expect(await raw("GET /x HTTP/1.1\r\nHost: a\r\nhost: b\r\nConnection: close\r\n\r\n")).toEqual(invalid("Host", "must be sent once"));
     const twoTypes = "POST /x HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Type: text/plain\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}";
     expect(await raw(twoTypes)).toEqual(invalid("Content-Type", "must be sent once"));
-    for (const host of ["a b", "a:port", "a:99999", "user@a", "a/b", "a?b", "a#b", "a\\b"]) {
+    for (const host of ["a b", "a:port", "a:1:2", "user@a", "a/b", "a?b", "a#b", "a\\b", "[::1", "a%zz"]) {
       expect(await raw(`GET /x HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`), host).toEqual(invalid("Host", "must be a host name or address, with an optional port"));
     }
-    for (const host of ["a", "a:8443", "127.0.0.1:1", "[::1]:8443", "agentd.example.com.", "a:"]) {
+    for (const host of ["a", "a:8443", "127.0.0.1:1", "[::1]:8443", "[fe80::1%25eth0]:8443", "agentd.example.com.", "a:", "node.10", "a_b"]) {
       expect((await raw(`GET /x HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`)).status, host).toBe(200);
     }
     // HTTP/1.0 needs no Host at all.

@@ -83,14 +83,19 @@ function unclearHeader(req: IncomingMessage): { location: "header"; path: string
     seen.add(name);
   }
   const host = req.headers.host;
-  // The WHATWG URL parser refuses what cannot be a host (spaces, a port
-  // that is not a number); the characters checked first would parse as
-  // something else (a user, a path, a query).
-  if (host !== undefined && host !== "" && (/[/?#@\\]/.test(host) || !URL.canParse(`https://${host}`))) {
+  if (host !== undefined && host !== "" && !HOST.test(host)) {
     return { location: "header", path: "Host", message: "must be a host name or address, with an optional port" };
   }
   return null;
 }
+
+/**
+ * RFC 9112's Host: RFC 3986's host (an IP literal in brackets, or a
+ * reg-name, which an IPv4 address also matches) and an optional port. Not
+ * the WHATWG URL parser, which refuses names it would take for a mistyped
+ * IPv4 address (`node.10`) and IPv6 zone ids.
+ */
+const HOST = /^(?:\[[0-9A-Za-z:.%_~-]+\]|(?:[A-Za-z0-9._~!$&'()*+,;=-]|%[0-9A-Fa-f]{2})*)(?::[0-9]*)?$/;
 
 /**
  * Calls back with the answer to a request whose body is refused before the
