@@ -90,6 +90,75 @@ describe("idle connections", () => {
   });
 });
 
+describe("a client that reads its answer slowly, or not at all", () => {
+  // Found by a soak walk: twenty clients that never read the list of a
+  // 50,000-agent fleet held their connections, and hundreds of megabytes,
+  // until they were killed.
+  it("one that reads nothing of its answers is cut off once the idle time-out has passed", async () => {
+    const fleet = Array.from({ length: 2_000 }, (_, i) => ({ ...AGENT, id: 10_000 + i, number: String(700_000 + i), extension: String(700_000 + i) }));
+    // Without response validation, as in production: the validator writes a body at once.
+    const server = await startTestServer({ AGENTD_IDLE_TIMEOUT: "1s", AGENTD_VALIDATE_RESPONSES: "false" }, fleet);
+    const { hostname, pathname } = new URL(server.url);
+    try {
+      const socket = await connect(server.url, server.ca);
+      // Answers of some 400 KB each, far more in all than the kernel's buffers hold.
+      const request = `GET ${pathname}/agents HTTP/1.1\r\nHost: ${hostname}\r\nX-Auth-Token: ${ADMIN_TOKEN}\r\n\r\n`;
+      const asked = 20;
+      socket.write(request.repeat(asked));
+      socket.pause();
+      // Well past the idle time-out, with nothing read.
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      const closed = closedWithin(socket, BOUND_MS);
+      let received = "";
+      socket.on("data", (chunk: Buffer) => (received += chunk.toString("latin1")));
+      socket.on("error", () => undefined);
+      socket.resume();
+      expect(await closed).toBe("server");
+      const answered = received.match(/HTTP\/1\.1 200 /g)?.length ?? 0;
+      expect(answered, "answers the client could read before the server cut it off").toBeLessThan(asked);
+    } finally {
+      await server.close();
+    }
+  });
+
+  // Found by a review of the first fix for the above: it cut a client that
+  // read, only slowly, since the list went out as one write, which completes
+  // only once all of it has reached the kernel.
+  it("one that reads a large answer steadily, however slowly, gets all of it", async () => {
+    const fleet = Array.from({ length: 40_000 }, (_, i) => ({ ...AGENT, id: 10_000 + i, number: String(700_000 + i), extension: String(700_000 + i) }));
+    // Without response validation, as in production: the validator writes a body at once.
+    const server = await startTestServer({ AGENTD_IDLE_TIMEOUT: "1s", AGENTD_VALIDATE_RESPONSES: "false" }, fleet);
+    const { hostname, pathname } = new URL(server.url);
+    try {
+      const socket = await connect(server.url, server.ca);
+      socket.on("error", () => undefined);
+      let received = 0;
+      socket.on("data", (chunk: Buffer) => (received += chunk.length));
+      socket.pause();
+      // Some 8 MB, with Connection: close, so that its end is the server's.
+      socket.write(`GET ${pathname}/agents HTTP/1.1\r\nHost: ${hostname}\r\nX-Auth-Token: ${ADMIN_TOKEN}\r\nConnection: close\r\n\r\n`);
+      const closed = closedWithin(socket, 120_000);
+      // About 16 KB every 20 ms: seconds for the whole list, each gap far shorter than the idle time-out.
+      const reading = setInterval(() => {
+        for (let read = 0; read < 16_384; ) {
+          const chunk = socket.read() as Buffer | null;
+          if (chunk === null) break;
+          read += chunk.length;
+        }
+      }, 20);
+      try {
+        expect(await closed).toBe("server");
+      } finally {
+        clearInterval(reading);
+      }
+      const whole = Buffer.byteLength(JSON.stringify((await server.call("GET", "/agents")).json));
+      expect(received, "bytes read, headers included, against the body's length").toBeGreaterThan(whole);
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
+});
+
 describe("the connection cap", () => {
   it("defaults to the open-file limit less the reserve, and refuses a cap that eats into the reserve", () => {
     expect(connectionCap(null, 1024)).toBe(1024 - RESERVED_FILES);

@@ -1,11 +1,13 @@
 // Bounds on the API's connections, so that clients who connect and then say
-// nothing cannot hold the process's file descriptors: a connection with no
-// request in progress is closed after the idle time-out, and past a cap a
-// new connection is closed at once (never queued).
+// nothing, or stop reading, cannot hold the process's file descriptors: a
+// connection with no request in progress, or whose answer the client has
+// read nothing of, is closed after the idle time-out, and past a cap a new
+// connection is closed at once (never queued).
 import { readFileSync } from "node:fs";
 import type { Server } from "node:https";
 import type { Socket } from "node:net";
-import { connectionBusy } from "./connection-queue.js";
+import { answerInProgress, connectionBusy } from "./connection-queue.js";
+import { writtenInPieces } from "./reply.js";
 
 /**
  * Descriptors kept out of the API's reach for everything else the process
@@ -71,8 +73,12 @@ export function limitConnections(server: Server, limits: { idleTimeoutMs: number
   // progress is left to its own bounds (requestTimeout, the database's).
   server.timeout = limits.idleTimeoutMs;
   server.keepAliveTimeout = Math.min(KEEP_ALIVE_MS, limits.idleTimeoutMs);
-  // The app's connection queue knows the requests in progress or waiting their turn.
+  // The app's connection queue knows the requests in progress or waiting
+  // their turn. A large answer goes in pieces: one in progress through the
+  // whole time-out is one the client has read none of for that long, which
+  // would otherwise hold the connection, and the answer's megabytes, for good.
   server.on("timeout", (socket: Socket) => {
-    if (!connectionBusy(socket)) socket.destroy();
+    const answer = answerInProgress(socket);
+    if (!connectionBusy(socket) || (answer !== null && writtenInPieces(answer))) socket.destroy();
   });
 }

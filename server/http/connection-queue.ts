@@ -122,6 +122,11 @@ export function connectionBusy(socket: Duplex): boolean {
   return queue !== undefined && (queue.current !== null || queue.waiting.length > 0);
 }
 
+/** The answer in progress on `socket`, if any. */
+export function answerInProgress(socket: Duplex): ServerResponse | null {
+  return queues.get(socket)?.answer ?? null;
+}
+
 /**
  * What a parse error on `socket` gets (parser-errors.ts), CONNECT's
  * included:

@@ -1,3 +1,4 @@
+import type { ServerResponse } from "node:http";
 import type { Response } from "express";
 import type { operations } from "../../generated/openapi.js";
 import type { OperationId } from "../../generated/operations.js";
@@ -39,6 +40,55 @@ export function reply<O extends OperationId, S extends keyof Responses<O> & numb
       serialised.set(payload, bytes);
     }
     // The header res.json would send.
-    res.set("Content-Type", "application/json; charset=utf-8").send(bytes);
+    res.set("Content-Type", "application/json; charset=utf-8");
+    if (bytes.length <= PIECE_BYTES) res.send(bytes);
+    else sendInPieces(res, bytes);
   }
+}
+
+/** The most of a body written at once (sendInPieces). */
+const PIECE_BYTES = 64 * 1024;
+
+/** Answers being written in pieces (sendInPieces). */
+const inPieces = new WeakSet<ServerResponse>();
+
+/**
+ * Whether `res` is written in pieces: the idle time-out passing while it is
+ * in progress then means the kernel has taken none of it for that long, the
+ * client reading nothing (connection-limits.ts).
+ */
+export function writtenInPieces(res: ServerResponse): boolean {
+  return inPieces.has(res);
+}
+
+/**
+ * A large body (the list of a large fleet) goes in pieces, each written once
+ * the one before has reached the kernel. Each piece the kernel takes resets
+ * the connection's idle timer, so a client that reads slowly keeps its
+ * connection, and one that reads nothing is cut off after
+ * AGENTD_IDLE_TIMEOUT (connection-limits.ts): one write of the whole body
+ * completes only once all of it has reached the kernel, and would make a
+ * slow reader look like one that reads nothing. (With response validation
+ * on, the validator's res.json writes the body at once: such an answer is
+ * never cut off.)
+ */
+function sendInPieces(res: Response, bytes: Buffer): void {
+  res.set("Content-Length", String(bytes.length));
+  inPieces.add(res);
+  let at = 0;
+  const more = (): void => {
+    while (at < bytes.length) {
+      const piece = bytes.subarray(at, at + PIECE_BYTES);
+      at += piece.length;
+      if (at >= bytes.length) {
+        res.end(piece);
+        return;
+      }
+      if (!res.write(piece)) {
+        res.once("drain", more);
+        return;
+      }
+    }
+  };
+  more();
 }
