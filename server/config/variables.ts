@@ -207,7 +207,7 @@ export const VARIABLES = {
     name: "AGENTD_DB_TIMEOUT",
     default: "5s",
     description:
-      "Upper bound on one database round trip; past it the request answers 503. PostgreSQL cancels a slower statement itself; one on a database that has stopped answering altogether is given up a second later, so that the server's cancel, which keeps the connection, comes first.",
+      "Upper bound on one round trip to PostgreSQL, and on the readiness check of either database; past it the request answers 503. PostgreSQL cancels a slower statement itself; one on a database that has stopped answering altogether is given up a second later, so that the server's cancel, which keeps the connection, comes first. The embedded database's statements are not bounded (PGlite cannot cancel one).",
     parse: (raw) => duration(raw, 1),
   }),
   shutdownTimeoutMs: variable({
