@@ -191,7 +191,7 @@ export const VARIABLES = {
     name: "AGENTD_IDLE_TIMEOUT",
     default: "30s",
     description:
-      "A connection with no request in progress is closed after this long: one that sends nothing after its TLS handshake, or a keep-alive one between requests (which also closes after 5 s, if that is shorter). So is one whose client reads nothing of a large answer (the agent list of a large fleet) for this long.",
+      "A connection with no request in progress is closed after this long: one that sends nothing after its TLS handshake, or a keep-alive one between requests (which also closes after 5 s, if that is shorter). So is one whose client takes in nothing of a large answer (the agent list of a large fleet) for this long, twice over as Node counts it on TLS; the kernel takes such an answer in bursts of up to half its send buffer (a few MB), so a client reading slower than one burst per that time is cut off too.",
     parse: (raw) => duration(raw, 1),
   }),
   maxConnections: variable({

@@ -64,13 +64,15 @@ export function writtenInPieces(res: ServerResponse): boolean {
 /**
  * A large body (the list of a large fleet) goes in pieces, each written once
  * the one before has reached the kernel. Each piece the kernel takes resets
- * the connection's idle timer, so a client that reads slowly keeps its
- * connection, and one that reads nothing is cut off after
- * AGENTD_IDLE_TIMEOUT (connection-limits.ts): one write of the whole body
- * completes only once all of it has reached the kernel, and would make a
- * slow reader look like one that reads nothing. (With response validation
- * on, the validator's res.json writes the body at once: such an answer is
- * never cut off.)
+ * the connection's idle timer, so a client that reads keeps its connection,
+ * and one that reads nothing is cut off after AGENTD_IDLE_TIMEOUT
+ * (connection-limits.ts): one write of the whole body completes only once
+ * all of it has reached the kernel, and would make any client slower than
+ * that look like one that reads nothing. The kernel still takes a stalled
+ * socket's data in bursts of half its send buffer, so a client that reads
+ * less than that in an idle time-out is cut off too. (With response
+ * validation on, the validator's res.json writes the body at once: such an
+ * answer is never cut off.)
  */
 function sendInPieces(res: Response, bytes: Buffer): void {
   res.set("Content-Length", String(bytes.length));
