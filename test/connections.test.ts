@@ -91,13 +91,17 @@ describe("idle connections", () => {
 });
 
 describe("a client that reads its answer slowly, or not at all", () => {
+  /** A server of `size` agents with a 1 s idle time-out, without response validation, as in production: the validator writes a body at once. */
+  function serveFleet(size: number): ReturnType<typeof startTestServer> {
+    const fleet = Array.from({ length: size }, (_, i) => ({ ...AGENT, id: 10_000 + i, number: String(700_000 + i), extension: String(700_000 + i) }));
+    return startTestServer({ AGENTD_IDLE_TIMEOUT: "1s", AGENTD_VALIDATE_RESPONSES: "false" }, fleet);
+  }
+
   // Found by a soak walk: twenty clients that never read the list of a
   // 50,000-agent fleet held their connections, and hundreds of megabytes,
   // until they were killed.
   it("one that reads nothing of its answers is cut off once the idle time-out has passed", async () => {
-    const fleet = Array.from({ length: 2_000 }, (_, i) => ({ ...AGENT, id: 10_000 + i, number: String(700_000 + i), extension: String(700_000 + i) }));
-    // Without response validation, as in production: the validator writes a body at once.
-    const server = await startTestServer({ AGENTD_IDLE_TIMEOUT: "1s", AGENTD_VALIDATE_RESPONSES: "false" }, fleet);
+    const server = await serveFleet(2_000);
     const { hostname, pathname } = new URL(server.url);
     try {
       const socket = await connect(server.url, server.ca);
@@ -126,9 +130,7 @@ describe("a client that reads its answer slowly, or not at all", () => {
   // read, only slowly, since the list went out as one write, which completes
   // only once all of it has reached the kernel.
   it("one that reads a large answer steadily, if not at once, gets all of it", async () => {
-    const fleet = Array.from({ length: 40_000 }, (_, i) => ({ ...AGENT, id: 10_000 + i, number: String(700_000 + i), extension: String(700_000 + i) }));
-    // Without response validation, as in production: the validator writes a body at once.
-    const server = await startTestServer({ AGENTD_IDLE_TIMEOUT: "1s", AGENTD_VALIDATE_RESPONSES: "false" }, fleet);
+    const server = await serveFleet(40_000);
     const { hostname, pathname } = new URL(server.url);
     try {
       const socket = await connect(server.url, server.ca);
