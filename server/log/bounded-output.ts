@@ -41,7 +41,7 @@ export class BoundedOutput {
   private inFlight = 0;
   private droppingSince: number | null = null;
   private broken = false;
-  private readonly failureListeners: Array<(err: Error) => void> = [];
+  private failed: ((err: Error) => void) | null = null;
   private readonly flushWaiters: Array<() => void> = [];
   private readonly written = (err?: Error | null): void => this.onWritten(err);
 
@@ -57,9 +57,9 @@ export class BoundedOutput {
     target.on("error", (err: Error) => this.fail(err));
   }
 
-  /** Calls `listener` once, with the error, if the target fails: someone else must say so. */
+  /** Sets who is called once, with the error, if the target fails: someone else must say so. */
   onFailure(listener: (err: Error) => void): void {
-    this.failureListeners.push(listener);
+    this.failed = listener;
   }
 
   /** Every line dropped since the start: the counter behind agentd_log_lines_dropped_total. */
@@ -135,7 +135,7 @@ export class BoundedOutput {
     this.held = [];
     this.heldLength = 0;
     this.wakeFlushWaiters();
-    if (first) for (const listener of this.failureListeners.splice(0)) listener(err);
+    if (first) this.failed?.(err);
   }
 
   private onWritten(err?: Error | null): void {
