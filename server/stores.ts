@@ -57,7 +57,7 @@ export async function openStores(config: Config, logger: Logger, options: Stores
     ? await (await import("./db/postgres.js")).openPostgres(postgres, { timeoutMs: config.dbTimeoutMs }).catch((err: unknown) => {
         throw onPostgres("connect to", postgres, err, config.dbTimeoutMs);
       })
-    : await (options.pgliteThread ?? (await import("./db/threaded-pglite.js")).startPgliteThread()).open(config.dataDir);
+    : await (options.pgliteThread ?? (await import("./db/threaded-pglite.js")).startPgliteThread(undefined, { stallTimeoutMs: config.dbStallTimeoutMs })).open(config.dataDir);
   const db = metrics === NO_METRICS ? opened : instrumentedDatabase(opened, metrics);
   try {
     const applied = await migrate(db, undefined, { upgrade: upgradeSchema }).catch((err: unknown) => {

@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { openPglite } from "../server/db/pglite.js";
 import { readOriginUuid } from "../server/store/deployment.js";
 import { SqlAgentStore } from "../server/store/sql-agent-store.js";
 import { AuthService } from "../devkit/auth-service.js";
@@ -165,6 +166,68 @@ describe("kill -9 right after a 204 pause", () => {
       await crashAndCheck({ AGENTD_DATA_DIR: path.join(tmp, "pg"), AGENTD_DATABASE_URL: t.location });
     } finally {
       await t.cleanup();
+    }
+  }, SLOW_MS);
+});
+
+describe("the embedded database stops after a PANIC (a write-ahead log write that fails)", () => {
+  let tmp: string;
+  beforeAll(async () => {
+    tmp = await mkdtemp(path.join(tmpdir(), "agentd-panic-"));
+  });
+  afterAll(async () => {
+    await rm(tmp, { recursive: true, force: true });
+  });
+
+  /** Where PostgreSQL writes its log next, in bytes into the current segment file. */
+  async function walOffset(dataDir: string): Promise<number> {
+    const db = await openPglite(dataDir);
+    try {
+      const [row] = await db.query<{ offset: number }>("SELECT (pg_walfile_name_offset(pg_current_wal_lsn())).file_offset AS offset");
+      return Number(row!.offset);
+    } finally {
+      await db.close();
+    }
+  }
+
+  // A full disk fails the log's write with ENOSPC; a file size limit (EFBIG)
+  // fails the same write without a disk to fill. PostgreSQL then PANICs,
+  // and PGlite never answers again: the server used to wait forever.
+  it("answers 503 rather than hanging, exits 1 saying why, and a restart recovers every acknowledged pause", async () => {
+    const dataDir = path.join(tmp, "data");
+    await ownDataDir(dataDir, suiteAgents());
+    // Room for the start's own writes and a few hundred pauses.
+    const limit = (await walOffset(dataDir)) + 256 * 1024;
+    const env = { AGENTD_DATA_DIR: dataDir, AGENTD_ADMIN_TOKEN: TOKEN };
+    const agentd = await spawnAgentd(env, { cwd: tmp, fileSizeLimitBytes: limit });
+
+    let acknowledged: string | null = null;
+    let refused: { reason: string; answer: Answer } | null = null;
+    for (let i = 0; refused === null; i++) {
+      expect(i, "pauses before the log reached the limit").toBeLessThan(20_000);
+      const reason = `pause ${i}`;
+      const answer = await agentd.call("POST", `/agents/by-number/${pausable.number}/pause`, { token: TOKEN, body: { reason } });
+      if (answer.status === 204) acknowledged = reason;
+      else refused = { reason, answer };
+    }
+    expect(acknowledged, "some pauses went through first").not.toBeNull();
+    expectError(refused.answer, "pauseAgentByNumber", 503, "database unavailable");
+
+    const ended = await agentd.exited();
+    expect(ended.code).toBe(1);
+    expect(agentd.output()).toMatch(/^agentd: the embedded database stopped: PANIC: could not write to log file .*File too large; shutting down$/m);
+
+    // As PostgreSQL's own restart after a PANIC: the log replayed, nothing acknowledged lost.
+    const restarted = await spawnAgentd(env, { cwd: tmp });
+    try {
+      const agent = await restarted.call("GET", `/agents/by-number/${pausable.number}`, { token: TOKEN });
+      // The pause answered 503 was in its commit when the log failed: applied or not, as on PostgreSQL.
+      expect([acknowledged, refused.reason]).toContain(agent.json.paused_reason);
+      expect((await restarted.call("GET", "/agents", { token: TOKEN })).json).toHaveLength(suiteAgents().length);
+      const again = await restarted.call("POST", `/agents/by-number/${bystander.number}/pause`, { token: TOKEN, body: { reason: "after the restart" } });
+      expect(again.status).toBe(204);
+    } finally {
+      await restarted.kill("SIGTERM");
     }
   }, SLOW_MS);
 });

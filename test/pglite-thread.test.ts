@@ -180,6 +180,32 @@ describe("the embedded database's thread, opened and closed", () => {
     }
   });
 
+  it("takes a thread that owes an answer and gives none for the stall time-out for stuck: its calls fail, it is ended, and `stopped` says why", async () => {
+    const thread = startPgliteThread(undefined, { stallTimeoutMs: 500 });
+    const db = await thread.open(null);
+    let stoppedWith: Error | null = null;
+    void thread.stopped.then((reason) => (stoppedWith = reason));
+    // Answers keep coming, each in less than the time-out, for longer than it in all: not stuck.
+    for (let i = 0; i < 8; i++) await db.query("SELECT pg_sleep(0.1)");
+    expect(stoppedWith).toBeNull();
+
+    // A statement PGlite cannot be interrupted in stands for one that never ends (a full disk's).
+    const stuck = await db.query("SELECT pg_sleep(5)").catch((e: unknown) => e);
+    expect(stuck).toBeInstanceOf(DatabaseUnavailableError);
+    expect((stuck as Error).message).toMatch(/has not answered for 500 ms, and is taken for stuck/);
+    await expect(thread.stopped).resolves.toBe(stuck);
+    await expect(db.query("SELECT 1")).rejects.toBe(stuck);
+    await db.close();
+  });
+
+  it("does not report a thread closed on purpose as stopped", async () => {
+    const thread = startPgliteThread(undefined, { stallTimeoutMs: 500 });
+    const db = await thread.open(null);
+    await db.close();
+    const reported = await Promise.race([thread.stopped, new Promise((resolve) => setTimeout(() => resolve("not reported"), 1500))]);
+    expect(reported).toBe("not reported");
+  });
+
   it("keeps a process alive while it owes an answer, and never once idle", async () => {
     // A process that opens the database and queries it without closing: it
     // must print the answer (the thread held it alive meanwhile) and then

@@ -78,6 +78,9 @@ async function serve(): Promise<number> {
   // pay for nothing. Its own chunk: the bundle it loads lies beside it.
   const { loadServing } = await import("./load-serving.js");
   const { serving, pgliteThread, codeCache, saveCodeCache } = await loadServing(config);
+  // Nothing more can be read or written, and only a new process can open
+  // the data directory again: exit 1 for a supervisor to start one.
+  void pgliteThread?.stopped.then((reason) => stop.fail(reason));
   logger.debug({ codeCache }, "server code loaded");
   const { startServer } = await serving.loadServer();
   let server;

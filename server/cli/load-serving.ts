@@ -34,12 +34,13 @@ export function codeCacheDir(dataDir: string): string {
  * data directory does not exist (PostgreSQL, its own certificate) gets no
  * data directory for the cache's sake, and no cache.
  */
-export async function loadServing(config: Pick<Config, "dataDir" | "databaseUrl">): Promise<LoadedServing> {
+export async function loadServing(config: Pick<Config, "dataDir" | "databaseUrl" | "dbStallTimeoutMs">): Promise<LoadedServing> {
+  const threadOptions = { stallTimeoutMs: config.dbStallTimeoutMs };
   const embedded = config.databaseUrl === null;
   const bundle = fileURLToPath(new URL("./serving.cjs", import.meta.url));
   if (!existsSync(bundle)) {
     const serving = await import("../serving.js");
-    return { serving, pgliteThread: embedded ? serving.startPgliteThread() : undefined, codeCache: "source", saveCodeCache: () => Promise.resolve("unchanged") };
+    return { serving, pgliteThread: embedded ? serving.startPgliteThread(undefined, threadOptions) : undefined, codeCache: "source", saveCodeCache: () => Promise.resolve("unchanged") };
   }
   // Started before the bundle loads, and handed to it in the same tick, so
   // none of the thread's events can come before its listeners.
@@ -54,7 +55,7 @@ export async function loadServing(config: Pick<Config, "dataDir" | "databaseUrl"
   }
   return {
     serving: loaded.exports,
-    pgliteThread: worker && loaded.exports.startPgliteThread(worker),
+    pgliteThread: worker && loaded.exports.startPgliteThread(worker, threadOptions),
     codeCache: loaded.status,
     saveCodeCache: () => loaded.save(),
   };

@@ -9,7 +9,14 @@ interface Stoppable {
 export interface SignalStop {
   /** Hands over the started server; a signal that came during the start stops it now. */
   serving(server: Stoppable): void;
-  /** Resolves with the exit code once a signal has stopped the server: 0, or 1 if the stop failed. */
+  /**
+   * Stops the server as a signal does, for a failure it cannot serve
+   * through (the embedded database stopped), said on standard error and in
+   * the log; `stopped` then resolves with the failure code whatever the
+   * stop does, so that a supervisor starts the process again.
+   */
+  fail(reason: Error): void;
+  /** Resolves with the exit code once a signal has stopped the server: 0, or 1 if the stop failed or came from `fail`. */
   stopped: Promise<number>;
 }
 
@@ -25,6 +32,9 @@ export interface SignalStop {
  * hangs (the start, requests, the database, a log nobody reads). It is said
  * first, in the log too, so that a log ending without "stopped" tells why;
  * an output that is stuck may lose it (log-output.test.ts).
+ *
+ * `fail` stops the same way for a failure the server cannot serve through,
+ * and the process then exits with the failure code.
  */
 export function stopOnSignals(options: {
   logger: Logger;
@@ -36,6 +46,7 @@ export function stopOnSignals(options: {
   const { logger, stderr, boundMs, failureCode } = options;
   let server: Stoppable | null = null;
   let signalled = false;
+  let failure: Error | null = null;
   let resolve!: (code: number) => void;
   const stopped = new Promise<number>((done) => (resolve = done));
 
@@ -51,7 +62,7 @@ export function stopOnSignals(options: {
       () => {
         // The last line of a clean stop: a log without it ended otherwise.
         logger.info("stopped");
-        resolve(0);
+        resolve(failure === null ? 0 : failureCode);
       },
       (err: unknown) => {
         logger.error({ err }, "shutdown failed");
@@ -74,6 +85,15 @@ export function stopOnSignals(options: {
   process.on("SIGINT", onSignal);
 
   return {
+    fail(reason) {
+      if (failure !== null) return;
+      failure = reason;
+      logger.error({ err: reason }, "shutting down: the server cannot go on serving");
+      stderr.write(`agentd: ${reason.message}; shutting down\n`);
+      if (signalled) return;
+      signalled = true;
+      if (server !== null) void close(server);
+    },
     serving(running) {
       server = running;
       if (signalled) {

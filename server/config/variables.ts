@@ -207,7 +207,14 @@ export const VARIABLES = {
     name: "AGENTD_DB_TIMEOUT",
     default: "5s",
     description:
-      "Upper bound on one round trip to PostgreSQL, and on the readiness check of either database; past it the request answers 503. PostgreSQL cancels a slower statement itself; one on a database that has stopped answering altogether is given up a second later, so that the server's cancel, which keeps the connection, comes first. The embedded database's statements are not bounded (PGlite cannot cancel one).",
+      "Upper bound on one round trip to PostgreSQL, and on the readiness check of either database; past it the request answers 503. PostgreSQL cancels a slower statement itself; one on a database that has stopped answering altogether is given up a second later, so that the server's cancel, which keeps the connection, comes first. The embedded database's statements are not bounded by it (PGlite cannot cancel one): see AGENTD_DB_STALL_TIMEOUT.",
+    parse: (raw) => duration(raw, 1),
+  }),
+  dbStallTimeoutMs: variable({
+    name: "AGENTD_DB_STALL_TIMEOUT",
+    default: "2m",
+    description:
+      "Embedded database only: how long PGlite may owe answers without giving any before the server takes it for stuck, stops, and exits 1 for a supervisor to start it again (the start recovers the data directory as after a crash). PGlite cannot interrupt a statement, and a write to its write-ahead log that fails for want of space leaves it busy for good. Keep it above its longest statement: the start's read of the whole fleet, an import.",
     parse: (raw) => duration(raw, 1),
   }),
   shutdownTimeoutMs: variable({

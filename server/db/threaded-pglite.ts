@@ -12,7 +12,7 @@
 import type { Worker } from "node:worker_threads";
 import { spawnPgliteWorker } from "./pglite-worker.js";
 import { DatabaseUnavailableError, outOfResources, type Database, type Sql } from "./sql.js";
-import { fromThreadError, type ThreadReply, type ThreadRequest } from "./pglite-thread-protocol.js";
+import { fromThreadError, type ThreadError, type ThreadReply, type ThreadRequest } from "./pglite-thread-protocol.js";
 
 /** A request without its id (which `call` gives it), for each kind of request. */
 type RequestBody = ThreadRequest extends infer R ? (R extends ThreadRequest ? Omit<R, "id"> : never) : never;
@@ -31,6 +31,14 @@ export interface PgliteThread {
    * Once only: the thread serves one database.
    */
   open(dataDir: string | null): Promise<Database>;
+  /**
+   * Resolves with the reason if the thread can no longer serve, other than
+   * by `close`: PostgreSQL stopped after a PANIC (a write-ahead log write
+   * that failed: a full disk), or the thread itself failed. Every call
+   * then fails with DatabaseUnavailableError, and only a new process can
+   * open the data directory again (it recovers it as after a crash).
+   */
+  readonly stopped: Promise<Error>;
 }
 
 /** A full disk is a 503, to repeat later, as on PostgreSQL (outOfResources); any other error is PGlite's own. */
@@ -39,14 +47,37 @@ function asCallerSees(err: Error): Error {
 }
 
 /**
+ * PostgreSQL's verdict that it cannot go on (it would restart its backends):
+ * PGlite answers the statement with the error, then never returns from the
+ * next one, spinning in its WASM.
+ */
+function panicked(error: ThreadError): boolean {
+  return error.fields.severity === "PANIC";
+}
+
+/** AGENTD_DB_STALL_TIMEOUT's default, for a thread started without one (tests). */
+const STALL_TIMEOUT_MS = 120_000;
+
+/**
  * Starts the thread, or takes over one `spawnPgliteWorker` started earlier
  * (in the same tick: its events are heard from here on); nothing is opened
  * until `open`. An idle thread never keeps the process alive.
+ *
+ * PGlite cannot interrupt a statement: a thread that owes answers and gives
+ * none for `stallTimeoutMs` is taken for stuck (a write to its log that
+ * failed for want of space leaves it busy for good) and stopped, as after a
+ * PANIC. A long statement cannot be told from a stuck one: the bound must
+ * exceed the longest.
  */
-export function startPgliteThread(worker: Worker = spawnPgliteWorker()): PgliteThread {
+export function startPgliteThread(worker: Worker = spawnPgliteWorker(), { stallTimeoutMs = STALL_TIMEOUT_MS } = {}): PgliteThread {
   const pending = new Map<number, Pending>();
   let nextId = 1;
   let gone: Error | null = null;
+  let closing = false;
+  let stop!: (reason: Error) => void;
+  const stopped = new Promise<Error>((resolve) => (stop = resolve));
+  /** When the thread last answered, or was first owed an answer since its last. */
+  let heardAt = 0;
 
   const settle = (id: number, outcome: (entry: Pending) => void): void => {
     const entry = pending.get(id);
@@ -55,13 +86,42 @@ export function startPgliteThread(worker: Worker = spawnPgliteWorker()): PgliteT
     if (pending.size === 0) worker.unref();
     outcome(entry);
   };
-  worker.on("message", (message: ThreadReply) =>
-    settle(message.id, (entry) => (message.ok ? entry.resolve(message.value) : entry.reject(asCallerSees(fromThreadError(message.error))))),
-  );
   const lost = (err: Error): void => {
-    gone ??= err;
+    if (gone === null) {
+      gone = err;
+      clearInterval(watchdog);
+      if (!closing) stop(err);
+    }
     for (const id of [...pending.keys()]) settle(id, (entry) => entry.reject(gone));
   };
+  /** The thread will answer nothing more: its calls fail now, and it is ended whatever it is doing. */
+  const giveUp = (err: Error): void => {
+    lost(err);
+    void worker.terminate();
+  };
+  /** From the open on: opening (a first start's initdb, a recovery) is not a statement, and has no bound but its own end. */
+  let watchdog: NodeJS.Timeout | undefined;
+  const watch = (): void => {
+    watchdog = setInterval(
+      () => {
+        if (pending.size > 0 && Date.now() - heardAt > stallTimeoutMs) {
+          giveUp(new DatabaseUnavailableError(`the embedded database has not answered for ${stallTimeoutMs} ms, and is taken for stuck (AGENTD_DB_STALL_TIMEOUT)`));
+        }
+      },
+      Math.min(1000, stallTimeoutMs),
+    );
+    watchdog.unref();
+  };
+  worker.on("message", (message: ThreadReply) => {
+    heardAt = Date.now();
+    if (!message.ok && panicked(message.error)) {
+      // Its statement may still have been applied (a commit whose record was
+      // written before the write that failed), as after PostgreSQL's own PANIC.
+      giveUp(new DatabaseUnavailableError(`the embedded database stopped: PANIC: ${message.error.message}`, { cause: fromThreadError(message.error) }));
+      return;
+    }
+    settle(message.id, (entry) => (message.ok ? entry.resolve(message.value) : entry.reject(asCallerSees(fromThreadError(message.error)))));
+  });
   worker.on("error", (err) => lost(new DatabaseUnavailableError(`the embedded database's thread failed: ${err.message}`, { cause: err })));
   worker.on("exit", () => lost(new DatabaseUnavailableError("the embedded database is closed")));
 
@@ -69,6 +129,7 @@ export function startPgliteThread(worker: Worker = spawnPgliteWorker()): PgliteT
     new Promise((resolve, reject) => {
       if (gone !== null) return reject(gone);
       const id = nextId++;
+      if (pending.size === 0) heardAt = Date.now();
       pending.set(id, { resolve, reject });
       worker.ref();
       try {
@@ -103,13 +164,17 @@ export function startPgliteThread(worker: Worker = spawnPgliteWorker()): PgliteT
   }
 
   return {
+    stopped,
     async open(dataDir) {
       try {
         await call({ op: "open", dataDir });
       } catch (err) {
+        // The caller has the reason: a start that failed, not a database that stopped.
+        closing = true;
         await worker.terminate();
         throw err;
       }
+      watch();
       const base = sqlIn(null);
       return {
         kind: "pglite",
@@ -118,6 +183,7 @@ export function startPgliteThread(worker: Worker = spawnPgliteWorker()): PgliteT
         // openPglite's own copyIn, in the thread, keeps its COPYs one transaction.
         copyIn: base.copyIn.bind(base),
         async close() {
+          closing = true;
           if (gone === null) await call({ op: "close" });
           await worker.terminate();
         },

@@ -77,6 +77,8 @@ export async function spawnAgentd(
     cwd: string;
     /** Starts the process under `ulimit -n` this many open files. */
     fileLimit?: number;
+    /** Starts the process under `ulimit -f`: no file it writes may grow past this many bytes (a write beyond fails with EFBIG). */
+    fileSizeLimitBytes?: number;
     /** The command's script, if not the bundled one (dist/bin/agentd.js). */
     cli?: string;
     /** Called with everything written so far, on each write before the banner: to act during the start. */
@@ -86,9 +88,13 @@ export async function spawnAgentd(
   const childEnv = agentdEnv({ AGENTD_PORT: "0", AGENTD_OPS_PORT: "0", AGENTD_DRAIN_DELAY: "0", AGENTD_LOG_LEVEL: "warn", AGENTD_RATE_LIMIT: "0" }, env);
 
   const node = [process.execPath, options.cli ?? CLI, "serve"];
-  // sh sets the limit, then becomes node (exec): the pid stays the server's.
-  const [command, ...args] =
-    options.fileLimit === undefined ? node : ["/bin/sh", "-c", `ulimit -n ${options.fileLimit} && exec "$0" "$@"`, ...node];
+  // sh sets the limits, then becomes node (exec): the pid stays the server's.
+  const limits = [
+    ...(options.fileLimit === undefined ? [] : [`ulimit -n ${options.fileLimit}`]),
+    // In 512-byte blocks, POSIX's unit for sh.
+    ...(options.fileSizeLimitBytes === undefined ? [] : [`ulimit -f ${Math.floor(options.fileSizeLimitBytes / 512)}`]),
+  ];
+  const [command, ...args] = limits.length === 0 ? node : ["/bin/sh", "-c", `${limits.join(" && ")} && exec "$0" "$@"`, ...node];
   const child = spawn(command!, args, {
     cwd: options.cwd,
     env: childEnv,
