@@ -198,6 +198,37 @@ describe("the embedded database's thread, opened and closed", () => {
     await db.close();
   });
 
+  it("does not count against the stall time-out the time a transaction's caller takes between statements, nor a frozen event loop", async () => {
+    const thread = startPgliteThread(undefined, { stallTimeoutMs: 500 });
+    const db = await thread.open(null);
+    let stoppedWith: Error | null = null;
+    void thread.stopped.then((reason) => (stoppedWith = reason));
+    try {
+      await db.query("CREATE TABLE held (n integer)");
+      // A statement from outside waits behind the transaction's lock meanwhile.
+      let outside: Promise<unknown> | undefined;
+      await db.transaction(async (tx) => {
+        await tx.query("INSERT INTO held VALUES (1)");
+        outside = db.query("SELECT count(*)::int AS n FROM held");
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        await tx.query("INSERT INTO held VALUES (2)");
+      });
+      await expect(outside).resolves.toEqual([{ n: 2 }]);
+
+      // This thread frozen for three time-outs while a short statement runs
+      // (as a stopped process or a suspended machine would be): its answer
+      // waits in the queue, and the watchdog must not read the gap as silence.
+      const answer = db.query("SELECT pg_sleep(0.2)");
+      const frozenUntil = Date.now() + 1500;
+      while (Date.now() < frozenUntil);
+      await expect(answer).resolves.toHaveLength(1);
+      await new Promise((resolve) => setTimeout(resolve, 1200));
+      expect(stoppedWith).toBeNull();
+    } finally {
+      await db.close();
+    }
+  });
+
   it("does not report a thread closed on purpose as stopped", async () => {
     const thread = startPgliteThread(undefined, { stallTimeoutMs: 500 });
     const db = await thread.open(null);

@@ -12,7 +12,7 @@ export interface SignalStop {
   /**
    * Stops the server as a signal does, for a failure it cannot serve
    * through (the embedded database stopped), said on standard error and in
-   * the log; `stopped` then resolves with the failure code whatever the
+   * the log (once serving: during the start, the start fails with it); `stopped` then resolves with the failure code whatever the
    * stop does, so that a supervisor starts the process again.
    */
   fail(reason: Error): void;
@@ -34,7 +34,8 @@ export interface SignalStop {
  * an output that is stuck may lose it (log-output.test.ts).
  *
  * `fail` stops the same way for a failure the server cannot serve through,
- * and the process then exits with the failure code.
+ * and the process then exits with the failure code. A signal during such a
+ * stop is the operator's first, not a second one.
  */
 export function stopOnSignals(options: {
   logger: Logger;
@@ -47,18 +48,21 @@ export function stopOnSignals(options: {
   let server: Stoppable | null = null;
   let signalled = false;
   let failure: Error | null = null;
+  let stopping = false;
   let resolve!: (code: number) => void;
   const stopped = new Promise<number>((done) => (resolve = done));
 
   // The bound counts from the stop's beginning: a signal during the start
   // waits for the start, which has bounds of its own (AGENTD_DB_TIMEOUT).
-  const close = (running: Stoppable) => {
+  const close = (running: Stoppable): void => {
+    if (stopping) return;
+    stopping = true;
     const bound = setTimeout(() => {
       stderr.write(`agentd: shutdown did not finish within ${boundMs} ms; exiting\n`);
       process.exit(failureCode);
     }, boundMs);
     bound.unref();
-    return running.close().finally(() => clearTimeout(bound)).then(
+    void running.close().finally(() => clearTimeout(bound)).then(
       () => {
         // The last line of a clean stop: a log without it ended otherwise.
         logger.info("stopped");
@@ -71,6 +75,13 @@ export function stopOnSignals(options: {
     );
   };
 
+  /** Said once the server is up: a failure during the start is the start's own error, which the command prints. */
+  const stopForFailure = (running: Stoppable, reason: Error): void => {
+    logger.error({ err: reason }, "shutting down: the server cannot go on serving");
+    stderr.write(`agentd: ${reason.message}; shutting down\n`);
+    close(running);
+  };
+
   const onSignal = (signal: NodeJS.Signals) => {
     if (signalled) {
       logger.warn({ signal }, "signal again while shutting down: exiting now, without waiting for requests in flight");
@@ -79,7 +90,7 @@ export function stopOnSignals(options: {
     }
     signalled = true;
     logger.info({ signal }, server === null ? "shutting down once started" : "shutting down");
-    if (server !== null) void close(server);
+    if (server !== null) close(server);
   };
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);
@@ -88,17 +99,15 @@ export function stopOnSignals(options: {
     fail(reason) {
       if (failure !== null) return;
       failure = reason;
-      logger.error({ err: reason }, "shutting down: the server cannot go on serving");
-      stderr.write(`agentd: ${reason.message}; shutting down\n`);
-      if (signalled) return;
-      signalled = true;
-      if (server !== null) void close(server);
+      if (server !== null) stopForFailure(server, reason);
     },
     serving(running) {
       server = running;
-      if (signalled) {
+      if (failure !== null) {
+        stopForFailure(running, failure);
+      } else if (signalled) {
         logger.info("shutting down");
-        void close(running);
+        close(running);
       }
     },
     stopped,

@@ -21,6 +21,8 @@ type RequestBody = ThreadRequest extends infer R ? (R extends ThreadRequest ? Om
 interface Pending {
   resolve(value: unknown): void;
   reject(err: unknown): void;
+  /** A statement of a transaction, or its end: PGlite runs it while the transaction holds its lock. */
+  inTransaction: boolean;
 }
 
 /** The embedded database's thread, started ahead of opening: it loads PGlite meanwhile. */
@@ -67,7 +69,8 @@ const STALL_TIMEOUT_MS = 120_000;
  * none for `stallTimeoutMs` is taken for stuck (a write to its log that
  * failed for want of space leaves it busy for good) and stopped, as after a
  * PANIC. A long statement cannot be told from a stuck one: the bound must
- * exceed the longest.
+ * exceed the longest. The time a transaction's caller takes between its
+ * statements is its own, not the thread's.
  */
 export function startPgliteThread(worker: Worker = spawnPgliteWorker(), { stallTimeoutMs = STALL_TIMEOUT_MS } = {}): PgliteThread {
   const pending = new Map<number, Pending>();
@@ -76,8 +79,12 @@ export function startPgliteThread(worker: Worker = spawnPgliteWorker(), { stallT
   let closing = false;
   let stop!: (reason: Error) => void;
   const stopped = new Promise<Error>((resolve) => (stop = resolve));
-  /** When the thread last answered, or was first owed an answer since its last. */
-  let heardAt = 0;
+  /** Whether the thread answered anything since the watchdog's last tick. */
+  let answered = false;
+  /** The watchdog's ticks in a row with answers owed and none given. */
+  let quietTicks = 0;
+  /** Transactions begun and not yet ended: the caller holds PGlite's lock between their statements. */
+  let openTransactions = 0;
 
   const settle = (id: number, outcome: (entry: Pending) => void): void => {
     const entry = pending.get(id);
@@ -100,20 +107,28 @@ export function startPgliteThread(worker: Worker = spawnPgliteWorker(), { stallT
     void worker.terminate();
   };
   /** From the open on: opening (a first start's initdb, a recovery) is not a statement, and has no bound but its own end. */
+  // Counted in ticks, not read off the clock: a process frozen meanwhile
+  // (SIGSTOP, a suspended VM) or a clock that jumps loses the thread one
+  // tick, not its life. A tick that began with nothing owed counts as
+  // part of the time, hence one tick more than the time-out's.
   let watchdog: NodeJS.Timeout | undefined;
   const watch = (): void => {
-    watchdog = setInterval(
-      () => {
-        if (pending.size > 0 && Date.now() - heardAt > stallTimeoutMs) {
-          giveUp(new DatabaseUnavailableError(`the embedded database has not answered for ${stallTimeoutMs} ms, and is taken for stuck (AGENTD_DB_STALL_TIMEOUT)`));
-        }
-      },
-      Math.min(1000, stallTimeoutMs),
-    );
+    const tickMs = Math.min(1000, stallTimeoutMs);
+    const ticksToGiveUp = Math.ceil(stallTimeoutMs / tickMs) + 1;
+    watchdog = setInterval(() => {
+      if (pending.size === 0 || answered || waitingForCaller()) {
+        answered = false;
+        quietTicks = 0;
+      } else if (++quietTicks >= ticksToGiveUp) {
+        giveUp(new DatabaseUnavailableError(`the embedded database has not answered for ${stallTimeoutMs} ms, and is taken for stuck (AGENTD_DB_STALL_TIMEOUT)`));
+      }
+    }, tickMs);
     watchdog.unref();
   };
+  /** A transaction is open and none of its statements is owed: whatever waits, waits for the caller to go on with it. */
+  const waitingForCaller = (): boolean => openTransactions > 0 && ![...pending.values()].some((entry) => entry.inTransaction);
   worker.on("message", (message: ThreadReply) => {
-    heardAt = Date.now();
+    answered = true;
     if (!message.ok && panicked(message.error)) {
       // Its statement may still have been applied (a commit whose record was
       // written before the write that failed), as after PostgreSQL's own PANIC.
@@ -129,8 +144,7 @@ export function startPgliteThread(worker: Worker = spawnPgliteWorker(), { stallT
     new Promise((resolve, reject) => {
       if (gone !== null) return reject(gone);
       const id = nextId++;
-      if (pending.size === 0) heardAt = Date.now();
-      pending.set(id, { resolve, reject });
+      pending.set(id, { resolve, reject, inTransaction: body.op === "end" || ("tx" in body && body.tx !== null) });
       worker.ref();
       try {
         worker.postMessage({ ...body, id });
@@ -151,16 +165,21 @@ export function startPgliteThread(worker: Worker = spawnPgliteWorker(), { stallT
   };
   async function transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
     const tx = (await call({ op: "begin" })) as number;
-    let result: T;
+    openTransactions++;
     try {
-      result = await fn(sqlIn(tx));
-    } catch (err) {
-      // The statement's own failure says more than a failed rollback would.
-      await call({ op: "end", tx, commit: false }).catch(() => undefined);
-      throw err;
+      let result: T;
+      try {
+        result = await fn(sqlIn(tx));
+      } catch (err) {
+        // The statement's own failure says more than a failed rollback would.
+        await call({ op: "end", tx, commit: false }).catch(() => undefined);
+        throw err;
+      }
+      await call({ op: "end", tx, commit: true });
+      return result;
+    } finally {
+      openTransactions--;
     }
-    await call({ op: "end", tx, commit: true });
-    return result;
   }
 
   return {
