@@ -125,7 +125,12 @@ export function startPgliteThread(worker: Worker = spawnPgliteWorker(), { stallT
     }, tickMs);
     watchdog.unref();
   };
-  /** A transaction is open and none of its statements is owed: whatever waits, waits for the caller to go on with it. */
+  /**
+   * A transaction is open and none of its statements is owed: whatever
+   * waits, waits for the caller to go on with it. So a transaction's
+   * function must await only its own `tx` (as every store's does): one that
+   * waits on a statement outside it waits on itself, and nothing ends that.
+   */
   const waitingForCaller = (): boolean => openTransactions > 0 && ![...pending.values()].some((entry) => entry.inTransaction);
   worker.on("message", (message: ThreadReply) => {
     answered = true;
