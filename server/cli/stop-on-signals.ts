@@ -12,8 +12,9 @@ export interface SignalStop {
   /**
    * Stops the server as a signal does, for a failure it cannot serve
    * through (the embedded database stopped), said on standard error and in
-   * the log (once serving: during the start, the start fails with it); `stopped` then resolves with the failure code whatever the
-   * stop does, so that a supervisor starts the process again.
+   * the log once serving (during the start, the start fails with it);
+   * `stopped` then resolves with the failure code whatever the stop does,
+   * so that a supervisor starts the process again.
    */
   fail(reason: Error): void;
   /** Resolves with the exit code once a signal has stopped the server: 0, or 1 if the stop failed or came from `fail`. */

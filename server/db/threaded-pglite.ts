@@ -36,7 +36,8 @@ export interface PgliteThread {
   /**
    * Resolves with the reason if the thread can no longer serve, other than
    * by `close`: PostgreSQL stopped after a PANIC (a write-ahead log write
-   * that failed: a full disk), or the thread itself failed. Every call
+   * that failed: a full disk), it owed answers for the stall time-out
+   * without giving any, or the thread itself failed. Every call
    * then fails with DatabaseUnavailableError, and only a new process can
    * open the data directory again (it recovers it as after a crash).
    */
@@ -51,7 +52,8 @@ function asCallerSees(err: Error): Error {
 /**
  * PostgreSQL's verdict that it cannot go on (it would restart its backends):
  * PGlite answers the statement with the error, then never returns from the
- * next one, spinning in its WASM.
+ * next one, spinning in its WASM. (In a COMMIT it may spin at once, with no
+ * answer: the stall time-out's case.)
  */
 function panicked(error: ThreadError): boolean {
   return error.fields.severity === "PANIC";
@@ -106,11 +108,12 @@ export function startPgliteThread(worker: Worker = spawnPgliteWorker(), { stallT
     lost(err);
     void worker.terminate();
   };
-  /** From the open on: opening (a first start's initdb, a recovery) is not a statement, and has no bound but its own end. */
-  // Counted in ticks, not read off the clock: a process frozen meanwhile
-  // (SIGSTOP, a suspended VM) or a clock that jumps loses the thread one
-  // tick, not its life. A tick that began with nothing owed counts as
-  // part of the time, hence one tick more than the time-out's.
+  // Started once open: opening (a first start's initdb, a recovery) is not
+  // a statement, and has no bound but its own end. Counted in ticks, not
+  // read off the clock: a process frozen meanwhile (SIGSTOP, a suspended
+  // VM) or a clock that jumps loses the thread one tick, not its life. A
+  // tick that began with nothing owed counts as part of the time, hence one
+  // tick more than the time-out's.
   let watchdog: NodeJS.Timeout | undefined;
   const watch = (): void => {
     const tickMs = Math.min(1000, stallTimeoutMs);
